@@ -1,0 +1,61 @@
+"""One exception tree for rag_lab.
+
+Exceptions are for bad input, a broken index or a bug. A refusal is a *result*
+(see :mod:`rag_lab.records`), never an exception::
+
+    RagLabError
+    ├── CorpusError          the corpus root is missing or unusable
+    ├── SourceFileError      one corpus file cannot be read or parsed (path, where, why)
+    ├── IndexError_          the index is missing, corrupt or of another schema
+    ├── QuestionError        a question is empty, too long or holds control characters
+    ├── QuestionSetError     an evaluation question file is malformed (file and line)
+    └── TraceError           a saved trace cannot be replayed
+
+Every message says what failed, where, and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class RagLabError(Exception):
+    """Root of every error rag_lab raises on purpose."""
+
+
+class CorpusError(RagLabError):
+    """The corpus root is missing or is not a folder."""
+
+
+class SourceFileError(RagLabError):
+    """One corpus file cannot be read or parsed; ``path`` is relative to ROOT."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.detail = message
+
+
+class IndexError_(RagLabError):  # noqa: N801 - avoid shadowing the builtin IndexError
+    """The index file is missing, corrupt, or was built by another schema version."""
+
+
+class QuestionError(RagLabError):
+    """A question cannot be asked at all (empty, too long, control characters)."""
+
+
+class QuestionSetError(RagLabError):
+    """An evaluation question file is malformed; the message names file and line."""
+
+
+class TraceError(RagLabError):
+    """A saved trace cannot be replayed."""
+
+
+__all__ = [
+    "CorpusError",
+    "IndexError_",
+    "QuestionError",
+    "QuestionSetError",
+    "RagLabError",
+    "SourceFileError",
+    "TraceError",
+]

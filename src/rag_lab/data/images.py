@@ -24,7 +24,17 @@ from PIL import Image
 from rag_lab.errors import RagLabError
 
 COLOR_WORDS: tuple[str, ...] = (
-    "红色", "橙色", "黄色", "绿色", "青色", "蓝色", "紫色", "粉色", "白色", "灰色", "黑色",
+    "红色",
+    "橙色",
+    "黄色",
+    "绿色",
+    "青色",
+    "蓝色",
+    "紫色",
+    "粉色",
+    "白色",
+    "灰色",
+    "黑色",
 )
 SIZE_WORDS: tuple[str, ...] = ("大", "中", "小")
 SHAPE_WORDS: tuple[str, ...] = ("圆形", "正方形", "三角形", "长方形", "椭圆形", "不规则形")
@@ -60,8 +70,15 @@ PINK_MAX_SATURATION: float = 0.50
 PINK_MIN_VALUE: float = 0.80
 """A light red (red hue, saturation < PINK_MAX_SATURATION, value >= PINK_MIN_VALUE): 粉色."""
 HUE_BINS: tuple[tuple[float, str], ...] = (
-    (15.0, "红色"), (45.0, "橙色"), (70.0, "黄色"), (165.0, "绿色"), (195.0, "青色"),
-    (260.0, "蓝色"), (320.0, "紫色"), (345.0, "粉色"), (360.0, "红色"),
+    (15.0, "红色"),
+    (45.0, "橙色"),
+    (70.0, "黄色"),
+    (165.0, "绿色"),
+    (195.0, "青色"),
+    (260.0, "蓝色"),
+    (320.0, "紫色"),
+    (345.0, "粉色"),
+    (360.0, "红色"),
 )
 """(upper bound in degrees, exclusive; name) in increasing order; hue 0° is red."""
 

@@ -1,0 +1,103 @@
+"""Files → evidence units: documents (field lines) and images (measured pixels).
+
+``extract_documents(root)`` is the seed API: every field unit of every document, in
+sorted path then line order. ``extract_corpus(root)`` is what the index uses: units of
+documents *and* images, plus one :class:`FileRecord` per corpus file (errors included).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_lab.data.corpus import CorpusFile, Fingerprint, check_root, sha256_hex, walk
+from rag_lab.data.documents import evidence_id, parse_document
+from rag_lab.errors import SourceFileError
+from rag_lab.records import Modality, Unit
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class FileRecord:
+    """One corpus file as the snapshot keeps it."""
+
+    path: str
+    kind: str
+    sha256: str | None
+    fingerprint: Fingerprint | None
+    error: str | None = None
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+
+
+def image_unit(source: str, sha256: str, features: dict[str, object]) -> Unit:
+    unit: Unit = {
+        "evidence_id": evidence_id(source, None, sha256),
+        "source": source,
+        "sha256": sha256,
+        "span": None,
+        "line": None,
+        "text": features["text"],
+        "subject": None,
+        "field": None,
+        "value": features["text"],
+        "modality": str(Modality.IMAGE),
+    }
+    unit.update({k: v for k, v in features.items() if k != "text"})
+    return unit
+
+
+def read_record(root: Path, item: CorpusFile) -> FileRecord:
+    """Read, hash and parse one corpus file; a bad file becomes an error record."""
+    record = FileRecord(item.path, item.kind, None, item.fingerprint, item.error)
+    if item.error is not None:
+        return record
+    try:
+        data = (root / item.path).read_bytes()
+    except OSError as exc:
+        record.error = f"cannot read: {exc.strerror}"
+        return record
+    record.sha256 = sha256_hex(data)
+    try:
+        if item.kind == "document":
+            parsed = parse_document(item.path, data, record.sha256)
+            record.units, record.warnings = parsed.units, parsed.warnings
+        else:
+            from rag_lab.data.images import ImageMeasureError, measure_png
+
+            try:
+                record.units = [image_unit(item.path, record.sha256, measure_png(data))]
+            except ImageMeasureError as exc:
+                raise SourceFileError(item.path, str(exc)) from None
+    except SourceFileError as exc:
+        record.error = exc.detail
+    return record
+
+
+def iter_records(
+    root: str | os.PathLike[str], progress: Progress | None = None
+) -> Iterator[FileRecord]:
+    base = check_root(root)
+    items = list(walk(base))
+    for done, item in enumerate(items, 1):
+        yield read_record(base, item)
+        if progress is not None:
+            progress(done, len(items))
+
+
+def extract_corpus(
+    root: str | os.PathLike[str], progress: Progress | None = None
+) -> list[FileRecord]:
+    """Every corpus file with its units (documents and images) or its error."""
+    return list(iter_records(root, progress))
+
+
+def extract_documents(root: str | os.PathLike[str]) -> list[Unit]:
+    """Seed API: the field units of every ``ROOT/documents/**/*.md``, sorted by path then line."""
+    return [u for rec in iter_records(root) if rec.kind == "document" for u in rec.units]
+
+
+__all__ = ["FileRecord", "extract_corpus", "extract_documents", "image_unit", "read_record"]

@@ -1,0 +1,155 @@
+"""Markdown documents → field evidence units, with code-point spans into the original.
+
+A *line* ends only at ``\\n`` (a preceding ``\\r`` is part of the line terminator);
+U+2028, U+0085, form feed and a lone ``\\r`` do not end lines. A leading BOM is code
+point 0 of the decoded text and is never part of a unit. See docs/corpus-format.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date
+
+from rag_lab.errors import SourceFileError
+from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD, Modality, Unit
+
+BOM = "\ufeff"
+VALID_FROM_FIELD = "生效日期"
+VALID_TO_FIELD = "失效日期"
+DATE_FIELDS = {VALID_FROM_FIELD: "valid_from", VALID_TO_FIELD: "valid_to"}
+
+
+@dataclass
+class ParsedDocument:
+    """The units of one document plus its per-line warnings (line, message)."""
+
+    units: list[Unit]
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+
+
+def evidence_id(source: str, span: tuple[int, int] | None, sha256: str) -> str:
+    """Stable id from (source path, span, file sha256): same bytes → same id."""
+    where = "-" if span is None else f"{span[0]}:{span[1]}"
+    digest = hashlib.sha256(f"{source}\0{where}\0{sha256}".encode()).hexdigest()
+    return "ev_" + digest[:24]
+
+
+def decode_document(source: str, data: bytes) -> str:
+    """Decode UTF-8 strictly; name the byte offset of the first bad byte."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise SourceFileError(
+            source, f"binary data: NUL byte at byte offset {nul}; documents must be UTF-8 text"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceFileError(
+            source,
+            f"invalid UTF-8 at byte offset {exc.start} ({exc.reason}); save the file as UTF-8",
+        ) from None
+
+
+def iter_lines(text: str) -> list[tuple[int, int, str]]:
+    """``(line_number, start, line)`` for every line, splitting on ``\\n`` only."""
+    lines: list[tuple[int, int, str]] = []
+    start = 1 if text.startswith(BOM) else 0
+    number = 1
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            lines.append((number, start, text[start:]))
+            return lines
+        lines.append((number, start, text[start:end]))
+        start = end + 1
+        number += 1
+
+
+def split_field_line(stripped: str) -> tuple[str, str] | None | str:
+    """Split ``字段：值``. Returns (field, value), None (not a field line) or a warning."""
+    colon = stripped.find(FULLWIDTH_COLON)
+    if colon <= 0:
+        return None
+    name, value = stripped[:colon], stripped[colon + 1 :]
+    if name != name.rstrip() or value != value.lstrip():
+        return "whitespace next to the full-width colon; write 字段：值 without spaces"
+    if not value:
+        return f"field {name!r} has an empty value; the line is not an evidence unit"
+    return name, value
+
+
+def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
+    """Parse one document's bytes into field units (see module docstring)."""
+    text = decode_document(source, data)
+    parsed = ParsedDocument(units=[])
+    subject: str | None = None
+    for number, start, line in iter_lines(text):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        split = split_field_line(stripped)
+        if split is None:
+            continue
+        if isinstance(split, str):
+            parsed.warnings.append((number, split))
+            continue
+        name, value = split
+        if name == SUBJECT_FIELD:
+            subject = value
+            continue
+        if subject is None:
+            parsed.warnings.append(
+                (number, f"field line before any 主题 line; add 主题：… above line {number}")
+            )
+            continue
+        lead = len(line) - len(line.lstrip())
+        span = (start + lead, start + lead + len(stripped))
+        parsed.units.append(
+            {
+                "evidence_id": evidence_id(source, span, sha256),
+                "source": source,
+                "sha256": sha256,
+                "span": [span[0], span[1]],
+                "line": number,
+                "text": stripped,
+                "subject": subject,
+                "field": name,
+                "value": value,
+                "modality": str(Modality.TEXT),
+            }
+        )
+    _apply_validity(source, parsed)
+    return parsed
+
+
+def _apply_validity(source: str, parsed: ParsedDocument) -> None:
+    """Copy the document's 生效日期/失效日期 (ISO dates) onto every unit of the document."""
+    window: dict[str, str] = {}
+    for unit in parsed.units:
+        key = DATE_FIELDS.get(unit["field"])
+        if key is None:
+            continue
+        try:
+            value = date.fromisoformat(unit["value"]).isoformat()
+        except ValueError:
+            value = ""
+        if value != unit["value"] or len(unit["value"]) != 10:
+            raise SourceFileError(
+                source,
+                f"line {unit['line']}: {unit['field']} {unit['value']!r} is not an ISO date; "
+                "write YYYY-MM-DD",
+            )
+        if key in window and window[key] != value:
+            raise SourceFileError(
+                source, f"line {unit['line']}: a second, different {unit['field']} in one document"
+            )
+        window[key] = value
+    if (
+        "valid_from" in window
+        and "valid_to" in window
+        and window["valid_to"] < window["valid_from"]
+    ):
+        raise SourceFileError(source, "失效日期 is before 生效日期; the document is never valid")
+    for unit in parsed.units:
+        unit.update(window)

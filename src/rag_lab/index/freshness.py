@@ -1,0 +1,71 @@
+"""Has the corpus changed since the index snapshot?
+
+Policy (like git's index): walk the corpus and compare each file's stat fingerprint
+(size, mtime_ns, ctime_ns, inode) with the snapshot. Equal fingerprints mean
+unchanged. Any difference — including a same-size edit whose mtime was restored,
+which still moves ctime — makes us re-hash the file; it is *modified* only if the
+SHA-256 differs (a bare ``touch`` is not a change). Files in the snapshot but not on
+disk are *deleted*; files on disk but not in the snapshot are *added*.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_lab.data.corpus import sha256_hex, walk
+from rag_lab.index.store import Index
+
+
+@dataclass
+class Changes:
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    rehashed: int = 0
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.added or self.deleted or self.modified)
+
+    def paths(self) -> list[str]:
+        return sorted(self.added + self.deleted + self.modified)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"added": self.added, "deleted": self.deleted, "modified": self.modified}
+
+
+def file_changed(root: Path, path: str, snap: tuple[object, ...]) -> bool:
+    """Re-hash one file and compare with its snapshot row (used for cited files too)."""
+    try:
+        data = (root / path).read_bytes()
+    except OSError:
+        return snap[4] is not None
+    return sha256_hex(data) != snap[4]
+
+
+def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
+    """Compare the corpus on disk with the index snapshot (see module docstring)."""
+    base = Path(root)
+    snapshot = index.snapshot()
+    changes = Changes()
+    seen: set[str] = set()
+    for item in walk(base):
+        seen.add(item.path)
+        snap = snapshot.get(item.path)
+        if snap is None:
+            changes.added.append(item.path)
+            continue
+        fp = item.fingerprint
+        if fp is None:
+            if item.error != snap[5]:
+                changes.modified.append(item.path)
+            continue
+        if (fp.size, fp.mtime_ns, fp.ctime_ns, fp.inode) == tuple(snap[:4]):
+            continue
+        changes.rehashed += 1
+        if file_changed(base, item.path, snap):
+            changes.modified.append(item.path)
+    changes.deleted = sorted(set(snapshot) - seen)
+    return changes

@@ -1,0 +1,33 @@
+"""The SQLite schema of an index file (one file, no server). Bump SCHEMA_VERSION on change."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, sha256 TEXT,
+    mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT
+) WITHOUT ROWID;
+CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE TABLE units (
+    id INTEGER PRIMARY KEY,            -- 1.. in evidence_id order: ties by id == ties by evidence_id
+    evidence_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, sha256 TEXT NOT NULL,
+    span_start INTEGER, span_end INTEGER, line INTEGER, text TEXT NOT NULL,
+    subject TEXT, field TEXT, value TEXT NOT NULL, modality TEXT NOT NULL,
+    valid_from TEXT, valid_to TEXT, extra TEXT
+);
+CREATE TABLE names (name TEXT NOT NULL, kind TEXT NOT NULL, units INTEGER NOT NULL,
+                    PRIMARY KEY (name, kind)) WITHOUT ROWID;
+CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT);
+CREATE TABLE postings (term INTEGER PRIMARY KEY, df INTEGER NOT NULL,
+                       ids BLOB NOT NULL, weights BLOB NOT NULL);
+"""
+
+# Built after the bulk insert: cheaper than maintaining them row by row.
+INDEXES = """
+CREATE INDEX units_key ON units (subject, field);   -- the same-key map
+CREATE INDEX units_source ON units (source);
+CREATE INDEX images_attrs ON images (color, size, shape);
+"""

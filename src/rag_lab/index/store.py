@@ -1,0 +1,216 @@
+"""Reading an index: units by key or id, name lookups, the snapshot, BM25 postings.
+
+An :class:`Index` holds one read-only connection to one index file. The file is never
+modified in place (a rebuild renames a new file over it), so an open Index keeps
+seeing the version it opened, whole, until it is closed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rag_lab.errors import IndexError_
+from rag_lab.index.schema import SCHEMA_VERSION
+from rag_lab.records import Unit
+
+_SELECT_UNIT = (
+    "SELECT id, evidence_id, source, sha256, span_start, span_end, line, text, subject, field, "
+    "value, modality, valid_from, valid_to, extra FROM units"
+)
+# SQLite's default limit on bound variables is 32766; stay well below it.
+_CHUNK = 900
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _row_to_unit(row: Sequence[Any]) -> Unit:
+    unit: Unit = {
+        "evidence_id": row[1],
+        "source": row[2],
+        "sha256": row[3],
+        "span": None if row[4] is None else [row[4], row[5]],
+        "line": row[6],
+        "text": row[7],
+        "subject": row[8],
+        "field": row[9],
+        "value": row[10],
+        "modality": row[11],
+    }
+    if row[12] is not None:
+        unit["valid_from"] = row[12]
+    if row[13] is not None:
+        unit["valid_to"] = row[13]
+    if row[14] is not None:
+        unit.update(json.loads(row[14]))
+    return unit
+
+
+def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+class Index:
+    """A read-only view of one index file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._db = self._open(self.path)
+        try:
+            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            self.config: dict[str, Any] = json.loads(meta["config"])
+            self.unit_count = int(meta["units"])
+        except (sqlite3.DatabaseError, KeyError, ValueError) as exc:
+            self._db.close()
+            raise IndexError_(
+                f"index {str(self.path)!r} is corrupt or incomplete ({exc}); "
+                "rebuild it with `rag-lab index ROOT`"
+            ) from None
+        if self.config.get("schema_version") != SCHEMA_VERSION:
+            self._db.close()
+            raise IndexError_(
+                f"index {str(self.path)!r} has schema version {self.config.get('schema_version')}, "
+                f"this rag_lab reads version {SCHEMA_VERSION}; rebuild it with `rag-lab index ROOT`"
+            )
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(100)
+                size = os.fstat(handle.fileno()).st_size
+        except FileNotFoundError:
+            raise IndexError_(
+                f"no index at {str(path)!r}; build it with `rag-lab index ROOT`"
+            ) from None
+        if not header.startswith(_SQLITE_HEADER) or len(header) < 100:
+            raise IndexError_(
+                f"{str(path)!r} is not an rag_lab index (not an SQLite file); rebuild it"
+            )
+        page_size = int.from_bytes(header[16:18], "big") or 65536
+        pages = int.from_bytes(header[28:32], "big")
+        if size != page_size * pages:
+            raise IndexError_(
+                f"index {str(path)!r} is truncated or damaged: {size} bytes on disk, the header "
+                f"says {page_size * pages}; rebuild it with `rag-lab index ROOT`"
+            )
+        # immutable=1: the file is never changed in place, only replaced by rename.
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(
+                f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"
+            ) from None
+
+    @property
+    def reserved_fields(self) -> frozenset[str]:
+        return frozenset(self.config["reserved_fields"])
+
+    # -- units ---------------------------------------------------------------------------
+    def units_for_key(self, subject: str, field: str) -> list[Unit]:
+        """Every unit of ``(subject, field)`` in the whole corpus, in evidence_id order."""
+        rows = self._query(
+            _SELECT_UNIT + " WHERE subject = ? AND field = ? ORDER BY id", (subject, field)
+        )
+        return [_row_to_unit(r) for r in rows]
+
+    def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
+        found: dict[int, Unit] = {}
+        for chunk in _chunks(list(ids)):
+            marks = ",".join("?" * len(chunk))
+            for row in self._query(_SELECT_UNIT + f" WHERE id IN ({marks})", chunk):
+                found[row[0]] = _row_to_unit(row)
+        return found
+
+    def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
+        rows = self._query(_SELECT_UNIT + " WHERE evidence_id = ?", (evidence_id,))
+        return _row_to_unit(rows[0]) if rows else None
+
+    def fields_of(self, subject: str) -> list[str]:
+        rows = self._query(
+            "SELECT DISTINCT field FROM units WHERE subject = ? ORDER BY field", (subject,)
+        )
+        return [r[0] for r in rows]
+
+    def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
+        """Every image unit whose measured colour/size/shape equal all of ``attrs``."""
+        where = " AND ".join(f"{k} = ?" for k in sorted(attrs)) or "1"
+        ids = [
+            r[0]
+            for r in self._query(
+                f"SELECT id FROM images WHERE {where} ORDER BY id",
+                [attrs[k] for k in sorted(attrs)],
+            )
+        ]
+        units = self.units_by_ids(ids)
+        return [units[i] for i in ids]
+
+    # -- names ---------------------------------------------------------------------------
+    def known_names(self, candidates: Iterable[str], kind: str) -> set[str]:
+        """Which of ``candidates`` are subject (or field) names in the corpus."""
+        wanted = sorted(set(candidates))
+        known: set[str] = set()
+        for chunk in _chunks(wanted):
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT name FROM names WHERE kind = ? AND name IN ({marks})", [kind, *chunk]
+            )
+            known.update(r[0] for r in rows)
+        return known
+
+    def name_length_range(self) -> tuple[int, int]:
+        row = self._query("SELECT min(length(name)), max(length(name)) FROM names")[0]
+        return (row[0] or 0, row[1] or 0)
+
+    # -- snapshot ------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, tuple[Any, ...]]:
+        """path → (size, mtime_ns, ctime_ns, inode, sha256, error) of every indexed file."""
+        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error FROM files")
+        return {r[0]: tuple(r[1:]) for r in rows}
+
+    def snapshot_of(self, path: str) -> tuple[Any, ...] | None:
+        rows = self._query(
+            "SELECT size, mtime_ns, ctime_ns, inode, sha256, error FROM files WHERE path = ?",
+            (path,),
+        )
+        return tuple(rows[0]) if rows else None
+
+    def file_problems(self) -> list[dict[str, Any]]:
+        errors = self._query("SELECT path, error FROM files WHERE error IS NOT NULL ORDER BY path")
+        warnings = self._query("SELECT path, line, message FROM file_warnings ORDER BY path, line")
+        return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + [
+            {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
+        ]
+
+    # -- postings ------------------------------------------------------------------------
+    def postings(
+        self, terms: Sequence[int]
+    ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float32]]]:
+        found = {}
+        for chunk in _chunks(list(terms)):
+            marks = ",".join("?" * len(chunk))
+            for term, df, ids, weights in self._query(
+                f"SELECT term, df, ids, weights FROM postings WHERE term IN ({marks})", chunk
+            ):
+                found[term] = (df, np.frombuffer(ids, np.int32), np.frombuffer(weights, np.float32))
+        return found

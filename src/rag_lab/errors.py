@@ -8,6 +8,7 @@ Exceptions are for bad input, a broken index or a bug. A refusal is a *result*
     ├── SourceFileError      one corpus file cannot be read or parsed (path, where, why)
     ├── IndexError_          the index is missing, corrupt or of another schema
     ├── QuestionError        a question is empty, too long or holds control characters
+    ├── ConfigError          a setting is out of range (budget, top_k, date, principal)
     ├── QuestionSetError     an evaluation question file is malformed (file and line)
     └── TraceError           a saved trace cannot be replayed
 
@@ -42,6 +43,10 @@ class QuestionError(RagLabError):
     """A question cannot be asked at all (empty, too long, control characters)."""
 
 
+class ConfigError(RagLabError, ValueError):
+    """A setting is out of range: the message names the setting and the allowed values."""
+
+
 class QuestionSetError(RagLabError):
     """An evaluation question file is malformed; the message names file and line."""
 
@@ -51,6 +56,7 @@ class TraceError(RagLabError):
 
 
 __all__ = [
+    "ConfigError",
     "CorpusError",
     "IndexError_",
     "QuestionError",

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     SUBJECT_WITHOUT_FIELD = "subject_without_field"
     FIELD_WITHOUT_SUBJECT = "field_without_subject"
     AMBIGUOUS_SUBJECT = "ambiguous_subject"
+    AMBIGUOUS_FIELD = "ambiguous_field"
     PARTIAL_SUPPORT = "partial_support"
 
 

@@ -77,9 +77,7 @@ def read_record(root: Path, item: CorpusFile) -> FileRecord:
     return record
 
 
-def iter_records(
-    root: str | os.PathLike[str], progress: Progress | None = None
-) -> Iterator[FileRecord]:
+def iter_records(root: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[FileRecord]:
     base = check_root(root)
     items = list(walk(base))
     for done, item in enumerate(items, 1):
@@ -88,9 +86,7 @@ def iter_records(
             progress(done, len(items))
 
 
-def extract_corpus(
-    root: str | os.PathLike[str], progress: Progress | None = None
-) -> list[FileRecord]:
+def extract_corpus(root: str | os.PathLike[str], progress: Progress | None = None) -> list[FileRecord]:
     """Every corpus file with its units (documents and images) or its error."""
     return list(iter_records(root, progress))
 

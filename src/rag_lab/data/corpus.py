@@ -83,9 +83,7 @@ def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
         if entry.is_symlink():
             target = Path(entry.path).resolve()
             if not _is_inside(target, real_root) or not target.is_file():
-                yield CorpusFile(
-                    rel, kind, None, "symlink points outside ROOT or to no file; not indexed"
-                )
+                yield CorpusFile(rel, kind, None, "symlink points outside ROOT or to no file; not indexed")
                 continue
         try:
             yield CorpusFile(rel, kind, Fingerprint.of(entry.stat(follow_symlinks=True)))

@@ -145,11 +145,7 @@ def _apply_validity(source: str, parsed: ParsedDocument) -> None:
                 source, f"line {unit['line']}: a second, different {unit['field']} in one document"
             )
         window[key] = value
-    if (
-        "valid_from" in window
-        and "valid_to" in window
-        and window["valid_to"] < window["valid_from"]
-    ):
+    if "valid_from" in window and "valid_to" in window and window["valid_to"] < window["valid_from"]:
         raise SourceFileError(source, "失效日期 is before 生效日期; the document is never valid")
     for unit in parsed.units:
         unit.update(window)

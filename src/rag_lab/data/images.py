@@ -177,8 +177,7 @@ def _check_png(data: bytes) -> tuple[int, int]:
         if PNG_SIGNATURE.startswith(data):
             raise ImageMeasureError(f"truncated PNG data: only {len(data)} bytes of signature")
         raise ImageMeasureError(
-            f"not a PNG file (signature {data[:8]!r}, expected {PNG_SIGNATURE!r}); "
-            "save the image as PNG"
+            f"not a PNG file (signature {data[:8]!r}, expected {PNG_SIGNATURE!r}); " "save the image as PNG"
         )
     if len(data) < 33:
         raise ImageMeasureError(f"truncated PNG data: {len(data)} bytes, the header needs 33")

@@ -128,9 +128,7 @@ def build_index(
     return summary
 
 
-def _write(
-    tmp: Path, records: list[FileRecord], config: dict[str, Any], summary: BuildSummary
-) -> None:
+def _write(tmp: Path, records: list[FileRecord], config: dict[str, Any], summary: BuildSummary) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = OFF")
@@ -155,9 +153,7 @@ def _write(
         db.close()
 
 
-def _write_files(
-    db: sqlite3.Connection, records: list[FileRecord], summary: BuildSummary
-) -> list[Unit]:
+def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: BuildSummary) -> list[Unit]:
     units: list[Unit] = []
     rows = []
     for rec in records:
@@ -220,16 +216,10 @@ def _write_units(db: sqlite3.Connection, units: list[Unit]) -> None:
             if unit[kind] is not None:
                 key = (unit[kind], kind)
                 counts[key] = counts.get(key, 0) + 1
-    db.executemany(
-        "INSERT INTO names VALUES (?, ?, ?)", [(n, k, c) for (n, k), c in sorted(counts.items())]
-    )
+    db.executemany("INSERT INTO names VALUES (?, ?, ?)", [(n, k, c) for (n, k), c in sorted(counts.items())])
     db.executemany(
         "INSERT INTO images VALUES (?, ?, ?, ?)",
-        [
-            (i, u["color"], u["size"], u["shape"])
-            for i, u in enumerate(units, 1)
-            if u["modality"] == "image"
-        ],
+        [(i, u["color"], u["size"], u["shape"]) for i, u in enumerate(units, 1) if u["modality"] == "image"],
     )
 
 

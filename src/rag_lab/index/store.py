@@ -87,13 +87,9 @@ class Index:
                 header = handle.read(100)
                 size = os.fstat(handle.fileno()).st_size
         except FileNotFoundError:
-            raise IndexError_(
-                f"no index at {str(path)!r}; build it with `rag-lab index ROOT`"
-            ) from None
+            raise IndexError_(f"no index at {str(path)!r}; build it with `rag-lab index ROOT`") from None
         if not header.startswith(_SQLITE_HEADER) or len(header) < 100:
-            raise IndexError_(
-                f"{str(path)!r} is not an rag_lab index (not an SQLite file); rebuild it"
-            )
+            raise IndexError_(f"{str(path)!r} is not an rag_lab index (not an SQLite file); rebuild it")
         page_size = int.from_bytes(header[16:18], "big") or 65536
         pages = int.from_bytes(header[28:32], "big")
         if size != page_size * pages:
@@ -129,9 +125,7 @@ class Index:
     # -- units ---------------------------------------------------------------------------
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         """Every unit of ``(subject, field)`` in the whole corpus, in evidence_id order."""
-        rows = self._query(
-            _SELECT_UNIT + " WHERE subject = ? AND field = ? ORDER BY id", (subject, field)
-        )
+        rows = self._query(_SELECT_UNIT + " WHERE subject = ? AND field = ? ORDER BY id", (subject, field))
         return [_row_to_unit(r) for r in rows]
 
     def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
@@ -147,9 +141,7 @@ class Index:
         return _row_to_unit(rows[0]) if rows else None
 
     def fields_of(self, subject: str) -> list[str]:
-        rows = self._query(
-            "SELECT DISTINCT field FROM units WHERE subject = ? ORDER BY field", (subject,)
-        )
+        rows = self._query("SELECT DISTINCT field FROM units WHERE subject = ? ORDER BY field", (subject,))
         return [r[0] for r in rows]
 
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
@@ -166,17 +158,25 @@ class Index:
         return [units[i] for i in ids]
 
     # -- names ---------------------------------------------------------------------------
-    def known_names(self, candidates: Iterable[str], kind: str) -> set[str]:
-        """Which of ``candidates`` are subject (or field) names in the corpus."""
+    def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
+        """Which of ``candidates`` are names in the corpus, and of what ("subject", "field")."""
         wanted = sorted(set(candidates))
-        known: set[str] = set()
+        known: dict[str, set[str]] = {}
         for chunk in _chunks(wanted):
             marks = ",".join("?" * len(chunk))
-            rows = self._query(
-                f"SELECT name FROM names WHERE kind = ? AND name IN ({marks})", [kind, *chunk]
-            )
-            known.update(r[0] for r in rows)
+            for name, kind in self._query(f"SELECT name, kind FROM names WHERE name IN ({marks})", chunk):
+                known.setdefault(name, set()).add(kind)
         return known
+
+    def has_key(self, subject: str, field: str) -> bool:
+        rows = self._query("SELECT 1 FROM units WHERE subject = ? AND field = ? LIMIT 1", (subject, field))
+        return bool(rows)
+
+    def subjects_with_field(self, field: str, limit: int) -> list[str]:
+        rows = self._query(
+            "SELECT DISTINCT subject FROM units WHERE field = ? ORDER BY subject LIMIT ?", (field, limit)
+        )
+        return [r[0] for r in rows]
 
     def name_length_range(self) -> tuple[int, int]:
         row = self._query("SELECT min(length(name)), max(length(name)) FROM names")[0]

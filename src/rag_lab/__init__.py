@@ -1,0 +1,1 @@
+"""rag_lab: answers only what its sources support."""

@@ -1,0 +1,394 @@
+"""The decision: answer with the verbatim value of a fully audited key, or refuse with a reason.
+
+Order (SPEC §3): verify every kept unit → understand the question → per slot, find a
+kept unit of the asked (subject, field) → audit *every* unit of that key in the corpus
+(from the index's same-key map, or from the current files when no index is given),
+verifying each against its original → all values equal: answered, citing every copy;
+otherwise conflicting_evidence citing every side. Nothing here ranks, so nothing here
+can prefer one side of a conflict.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from datetime import date
+from typing import Any
+
+from rag_lab.records import (
+    IMAGE_SUPPORT_SCOPE,
+    SUPPORT_SCOPE,
+    Candidate,
+    Modality,
+    Reason,
+    Result,
+    Status,
+    Unit,
+)
+from rag_lab.retrieval.question import (
+    ParsedQuestion,
+    check_question,
+    parse_image_question,
+    parse_text_question,
+)
+from rag_lab.retrieval.sources import CorpusSource, EvidenceSource
+from rag_lab.retrieval.trace import Trace
+from rag_lab.retrieval.verify import SourceReader, Verification, citation, verify_unit
+
+CLARIFICATION_LIMIT = 20
+
+
+class VerificationFailed(Exception):
+    """Internal: a unit failed verification; the whole request is refused."""
+
+    def __init__(self, outcome: Verification) -> None:
+        super().__init__(outcome.detail)
+        self.outcome = outcome
+
+
+@dataclass
+class SlotResult:
+    subject: str
+    field: str
+    status: Status
+    reason: Reason | None
+    message: str
+    answer: str | None = None
+    citations: list[dict[str, Any]] = dc_field(default_factory=list)
+    checked: int = 0
+    independent: int = 0
+    sides: list[dict[str, Any]] = dc_field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "subject": self.subject,
+            "field": self.field,
+            "status": str(self.status),
+            "reason": None if self.reason is None else str(self.reason),
+            "answer": self.answer,
+            "message": self.message,
+            "citations": self.citations,
+            "same_key_sources_checked": self.checked,
+        }
+        if self.sides:
+            out["sides"] = self.sides
+        return out
+
+
+def in_window(unit: Unit, as_of: date) -> bool:
+    """生效日期 ≤ as_of < 失效日期 (either bound may be absent)."""
+    day = as_of.isoformat()
+    return bool(unit.get("valid_from", day) <= day < unit.get("valid_to", "9999-12-31"))
+
+
+class Decider:
+    """One request's decision state: the reader cache, the trace, the evidence source."""
+
+    def __init__(
+        self, root: str | os.PathLike[str], source: EvidenceSource, trace: Trace, as_of: date
+    ) -> None:
+        self.reader = SourceReader(root)
+        self.source = source
+        self.trace = trace
+        self.as_of = as_of
+        self.verified: dict[str, Verification] = {}
+
+    def verify(self, unit: Unit, purpose: str) -> None:
+        key = str(unit.get("evidence_id"))
+        if key not in self.verified:
+            outcome = verify_unit(unit, self.reader)
+            self.verified[key] = outcome
+            self.trace.add("verify", purpose=purpose, **outcome.as_dict())
+            if not outcome.ok:
+                raise VerificationFailed(outcome)
+
+    # -- text ------------------------------------------------------------------------------
+    def decide_slot(
+        self, subject: str, field_name: str, kept: list[Unit], retrieved: list[Unit]
+    ) -> SlotResult:
+        def slot(status: Status, reason: Reason | None, message: str) -> SlotResult:
+            return SlotResult(subject, field_name, status, reason, message)
+
+        if field_name in self.source.reserved_fields:
+            return slot(
+                Status.REFUSED,
+                Reason.RESERVED_FIELD,
+                f"{field_name} is a reserved field: it is kept as data and never given as an answer.",
+            )
+        everything = self.source.units_for_key(subject, field_name)
+        if not everything:
+            return slot(
+                Status.REFUSED,
+                Reason.NO_SUPPORTING_EVIDENCE,
+                f"{subject} has no field {field_name} in the corpus; this is not evidence that it has none.",
+            )
+        key = (subject, field_name)
+        if not any((u.get("subject"), u.get("field")) == key for u in kept):
+            if any((u.get("subject"), u.get("field")) == key for u in retrieved):
+                return slot(
+                    Status.REFUSED,
+                    Reason.EXCLUDED_BY_BUDGET,
+                    f"Evidence for {subject} {field_name} was retrieved but did not fit the context budget.",
+                )
+            return slot(
+                Status.REFUSED,
+                Reason.EVIDENCE_NOT_RETRIEVED,
+                f"The corpus has {subject} {field_name}, but ranking did not retrieve it; "
+                "ask with more specific words or a larger top_k.",
+            )
+        return self.audit(subject, field_name, everything)
+
+    def audit(self, subject: str, field_name: str, everything: list[Unit]) -> SlotResult:
+        current = [u for u in everything if in_window(u, self.as_of)]
+        dropped = [u["evidence_id"] for u in everything if not in_window(u, self.as_of)]
+        for unit in current:
+            self.verify(unit, "audit")
+        values = sorted({u["value"] for u in current})
+        self.trace.add(
+            "audit",
+            subject=subject,
+            field=field_name,
+            same_key_units=[u["evidence_id"] for u in everything],
+            out_of_window=dropped,
+            values=values,
+        )
+        result = SlotResult(subject, field_name, Status.REFUSED, None, "")
+        result.checked = len(current)
+        result.citations = [citation(u) for u in current]
+        result.independent = len({u["sha256"] for u in current})
+        if not current:
+            result.reason = Reason.NO_SUPPORTING_EVIDENCE
+            result.message = (
+                f"Every source of {subject} {field_name} is outside its validity window on "
+                f"{self.as_of.isoformat()}."
+            )
+            result.citations = []
+        elif len(values) == 1:
+            result.status, result.answer = Status.ANSWERED, values[0]
+            result.message = f"{subject} {field_name}: {values[0]} ({len(current)} source(s) agree)."
+        else:
+            result.reason = Reason.CONFLICTING_EVIDENCE
+            result.sides = [
+                {"value": v, "evidence_ids": [u["evidence_id"] for u in current if u["value"] == v]}
+                for v in values
+            ]
+            result.message = (
+                f"The sources disagree on {subject} {field_name}: "
+                + " / ".join(repr(v) for v in values)
+                + "; no source is preferred."
+            )
+        return result
+
+    # -- images ------------------------------------------------------------------------------
+    def decide_image(
+        self, asked: dict[str, list[str]], leftover: str, kept: list[Unit], retrieved: list[Unit]
+    ) -> SlotResult:
+        phrase = " ".join(w for attr in ("color", "size", "shape") for w in asked.get(attr, []))
+        result = SlotResult(phrase, "image", Status.REFUSED, None, "")
+        if leftover:
+            result.reason = Reason.UNSUPPORTED_ATTRIBUTE
+            result.message = (
+                f"Images are measured only for colour, size and shape; {leftover!r} cannot be "
+                "answered from pixels."
+            )
+            return result
+        if any(len(words) > 1 for words in asked.values()):
+            result.reason = Reason.NO_SUPPORTING_EVIDENCE
+            result.message = (
+                "An image has one measured colour, size and shape; the question asks two of one kind."
+            )
+            return result
+        attrs = {attr: words[0] for attr, words in asked.items()}
+
+        def matches(u: Unit) -> bool:
+            return u.get("modality") == Modality.IMAGE and all(u.get(k) == v for k, v in attrs.items())
+
+        everything = self.source.images_matching(attrs)
+        if not everything:
+            result.reason = Reason.NO_SUPPORTING_EVIDENCE
+            result.message = f"No image in the corpus measures as {phrase}."
+        elif not any(matches(u) for u in kept):
+            result.reason = (
+                Reason.EXCLUDED_BY_BUDGET
+                if any(matches(u) for u in retrieved)
+                else Reason.EVIDENCE_NOT_RETRIEVED
+            )
+            result.message = f"Images measuring as {phrase} exist but were not in the packed context."
+        else:
+            for unit in everything:
+                self.verify(unit, "audit")
+            self.trace.add(
+                "audit", image_attributes=attrs, same_key_units=[u["evidence_id"] for u in everything]
+            )
+            phrases = sorted({u["text"] for u in everything})
+            result.status, result.answer = Status.ANSWERED, "；".join(phrases)
+            result.citations = [citation(u) for u in everything]
+            result.checked = len(everything)
+            result.independent = len({u["sha256"] for u in everything})
+            result.message = f"{len(everything)} image(s) re-measured as {result.answer}."
+        return result
+
+
+def _units(candidates: list[Candidate] | None) -> list[Unit]:
+    return [c["evidence"] for c in candidates or []]
+
+
+def answer(
+    question: str,
+    candidates: list[Candidate],
+    root: str | os.PathLike[str],
+    index: EvidenceSource | None = None,
+    *,
+    retrieved: list[Candidate] | None = None,
+    as_of: date | None = None,
+    trace: Trace | None = None,
+) -> Result:
+    """Decide on ``question`` from the packed ``candidates`` (seed API, SPEC §3.5).
+
+    ``index`` provides the same-key map; without it the current originals under
+    ``root`` are read. ``retrieved`` (all ranked candidates before packing) lets a
+    refusal say ``excluded_by_budget`` rather than ``evidence_not_retrieved``.
+    """
+    check_question(question)
+    trace = trace if trace is not None else Trace()
+    source: EvidenceSource = index if index is not None else CorpusSource(root)
+    decider = Decider(root, source, trace, as_of or date.today())
+    kept, pool = _units(candidates), _units(retrieved) or _units(candidates)
+    try:
+        for unit in kept:
+            decider.verify(unit, "context")
+        slots, parsed, image = _decide(question, decider, kept, pool)
+    except VerificationFailed as failed:
+        outcome = failed.outcome
+        trace.add("decision", status=str(Status.REFUSED), reason=str(Reason.SOURCE_VERIFICATION_FAILED))
+        return assemble(
+            question,
+            Status.REFUSED,
+            Reason.SOURCE_VERIFICATION_FAILED,
+            f"Evidence {outcome.evidence_id} ({outcome.source}) failed the {outcome.failed_check} check: "
+            f"{outcome.detail}. Rebuild the index with `rag-lab index ROOT` if the corpus changed.",
+            trace,
+            verification_failure=outcome.as_dict(),
+        )
+    return _result(question, slots, parsed, image, source, trace)
+
+
+def _decide(
+    question: str, decider: Decider, kept: list[Unit], pool: list[Unit]
+) -> tuple[list[SlotResult], ParsedQuestion, bool]:
+    parsed = parse_text_question(question, decider.source)
+    image = parse_image_question(question) if not parsed.subjects and not parsed.fields else None
+    decider.trace.add(
+        "parse",
+        **parsed.as_dict(),
+        image=None if image is None else {"asked": image[0], "leftover": image[1]},
+    )
+    if image is not None:
+        return [decider.decide_image(image[0], image[1], kept, pool)], parsed, True
+    slots = [decider.decide_slot(s, f, kept, pool) for s, f in parsed.slots]
+    return slots, parsed, False
+
+
+def _result(
+    question: str,
+    slots: list[SlotResult],
+    parsed: ParsedQuestion,
+    image: bool,
+    source: EvidenceSource,
+    trace: Trace,
+) -> Result:
+    if not slots:
+        return _unparsed(question, parsed, source, trace)
+    answered = [s for s in slots if s.status == Status.ANSWERED]
+    if len(slots) == 1:
+        only = slots[0]
+        status, reason, text = only.status, only.reason, only.answer
+    else:
+        status = (
+            Status.ANSWERED if len(answered) == len(slots) else Status.PARTIAL if answered else Status.REFUSED
+        )
+        reason = (
+            None if status == Status.ANSWERED else Reason.PARTIAL_SUPPORT if answered else slots[0].reason
+        )
+        text = "；".join(f"{s.subject} {s.field}：{s.answer}" for s in answered) or None
+    cited = [c for s in slots for c in s.citations]
+    checked = sum(s.checked for s in slots)
+    independent = sum(s.independent for s in slots)
+    audited = any(s.checked for s in slots)
+    trace.add("decision", status=str(status), reason=None if reason is None else str(reason))
+    if checked:
+        trace.count("duplicates_merged", checked - independent)
+    for s in slots:
+        if s.status != Status.ANSWERED:
+            trace.count("uncovered_slots")
+    return assemble(
+        question,
+        status,
+        reason,
+        " ".join(s.message for s in slots),
+        trace,
+        answer=text,
+        citations=cited,
+        support_scope=(IMAGE_SUPPORT_SCOPE if image else SUPPORT_SCOPE) if audited else None,
+        same_key_sources_checked=checked,
+        independent_sources=independent,
+        duplicates_merged=checked - independent,
+        slots=[s.as_dict() for s in slots],
+    )
+
+
+def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, trace: Trace) -> Result:
+    clarification: dict[str, Any] | None = None
+    if parsed.problem == "subject_without_field":
+        subject = parsed.subjects[0]
+        fields = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
+        clarification = {"subject": subject, "fields": fields}
+        status, reason = Status.NEEDS_CLARIFICATION, Reason.SUBJECT_WITHOUT_FIELD
+        message = f"Which field of {subject}? It has: {'、'.join(fields) or 'no answerable fields'}."
+    elif parsed.problem == "field_without_subject":
+        fld = parsed.fields[0]
+        subjects = source.subjects_with_field(fld, CLARIFICATION_LIMIT + 1)
+        clarification = {
+            "field": fld,
+            "subjects": subjects[:CLARIFICATION_LIMIT],
+            "more": len(subjects) > CLARIFICATION_LIMIT,
+        }
+        status, reason = Status.NEEDS_CLARIFICATION, Reason.FIELD_WITHOUT_SUBJECT
+        message = f"{fld} of which subject? The question names none the corpus knows."
+    elif parsed.problem in ("ambiguous_subject", "ambiguous_field"):
+        clarification = {"options": parsed.options}
+        status, reason = Status.NEEDS_CLARIFICATION, Reason(parsed.problem)
+        message = f"The question could mean any of {'、'.join(parsed.options)}; name one."
+    else:
+        status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
+        message = "The question names no subject or field known in the corpus; nothing supports an answer."
+    trace.add("decision", status=str(status), reason=str(reason))
+    return assemble(question, status, reason, message, trace, clarification=clarification)
+
+
+def assemble(
+    question: str,
+    status: Status,
+    reason: Reason | None,
+    message: str,
+    trace: Trace,
+    **extra: Any,
+) -> Result:
+    """The result dict (SPEC §3.6), with every key always present and in a fixed order."""
+    result: Result = {
+        "question": question,
+        "status": str(status),
+        "reason": None if reason is None else str(reason),
+        "answer": extra.pop("answer", None),
+        "message": message,
+        "citations": extra.pop("citations", []),
+        "support_scope": extra.pop("support_scope", None),
+        "same_key_sources_checked": extra.pop("same_key_sources_checked", 0),
+        "independent_sources": extra.pop("independent_sources", 0),
+        "duplicates_merged": extra.pop("duplicates_merged", 0),
+        "slots": extra.pop("slots", []),
+    }
+    result.update(extra)
+    result["trace"] = trace.as_dict()
+    return result

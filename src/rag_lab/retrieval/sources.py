@@ -1,0 +1,71 @@
+"""Where the decision reads names and same-key sets from: the index, or the files themselves.
+
+:class:`EvidenceSource` is what answering needs of a corpus. :class:`Index` satisfies
+it from the persisted same-key map; :class:`CorpusSource` builds the same answers by
+reading the *current* originals under ROOT (used by ``answer()`` without an index, so
+the low-level API never has the top-k hole).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Protocol
+
+from rag_lab.data import extract_corpus
+from rag_lab.records import DEFAULT_RESERVED_FIELDS, Modality, Unit
+
+
+class EvidenceSource(Protocol):
+    @property
+    def reserved_fields(self) -> frozenset[str]: ...
+    def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]: ...
+    def name_length_range(self) -> tuple[int, int]: ...
+    def has_key(self, subject: str, field: str) -> bool: ...
+    def fields_of(self, subject: str) -> list[str]: ...
+    def subjects_with_field(self, field: str, limit: int) -> list[str]: ...
+    def units_for_key(self, subject: str, field: str) -> list[Unit]: ...
+    def images_matching(self, attrs: dict[str, str]) -> list[Unit]: ...
+
+
+class CorpusSource:
+    """An :class:`EvidenceSource` read from the current files (whole-corpus scan)."""
+
+    def __init__(self, root: str | os.PathLike[str], reserved_fields: frozenset[str] | None = None) -> None:
+        self._reserved = reserved_fields or DEFAULT_RESERVED_FIELDS
+        units = sorted((u for rec in extract_corpus(root) for u in rec.units), key=lambda u: u["evidence_id"])
+        self._by_key: dict[tuple[str, str], list[Unit]] = {}
+        self._names: dict[str, set[str]] = {}
+        self._images = [u for u in units if u["modality"] == Modality.IMAGE]
+        for unit in units:
+            if unit["modality"] != Modality.TEXT:
+                continue
+            self._by_key.setdefault((unit["subject"], unit["field"]), []).append(unit)
+            self._names.setdefault(unit["subject"], set()).add("subject")
+            self._names.setdefault(unit["field"], set()).add("field")
+
+    @property
+    def reserved_fields(self) -> frozenset[str]:
+        return self._reserved
+
+    def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
+        return {c: set(self._names[c]) for c in set(candidates) if c in self._names}
+
+    def name_length_range(self) -> tuple[int, int]:
+        lengths = [len(n) for n in self._names]
+        return (min(lengths), max(lengths)) if lengths else (0, 0)
+
+    def has_key(self, subject: str, field: str) -> bool:
+        return (subject, field) in self._by_key
+
+    def fields_of(self, subject: str) -> list[str]:
+        return sorted({f for s, f in self._by_key if s == subject})
+
+    def subjects_with_field(self, field: str, limit: int) -> list[str]:
+        return sorted({s for s, f in self._by_key if f == field})[:limit]
+
+    def units_for_key(self, subject: str, field: str) -> list[Unit]:
+        return list(self._by_key.get((subject, field), []))
+
+    def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
+        return [u for u in self._images if all(u.get(k) == v for k, v in attrs.items())]

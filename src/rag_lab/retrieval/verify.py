@@ -1,0 +1,163 @@
+"""Verifying a unit against its original: path inside ROOT, file exists, SHA-256, span or pixels.
+
+Checks run in order and stop at the first failure, which is named (``path``,
+``exists``, ``sha256``, ``span``, ``remeasure``). A :class:`SourceReader` caches each
+file's bytes for one request, so a file cited many times is read and hashed once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from rag_lab.data.corpus import sha256_hex
+from rag_lab.records import FULLWIDTH_COLON, Modality, SupportType, Unit
+
+IMAGE_FIELDS = ("color", "size", "shape", "area", "mean_color", "bbox", "width", "height", "text")
+
+
+@dataclass
+class Verification:
+    evidence_id: str
+    source: str
+    ok: bool
+    checks: list[str] = field(default_factory=list)
+    failed_check: str | None = None
+    detail: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"evidence_id": self.evidence_id, "source": self.source, "ok": self.ok}
+        out["checks"] = self.checks
+        if not self.ok:
+            out["failed_check"] = self.failed_check
+            out["detail"] = self.detail
+        return out
+
+
+class SourceReader:
+    """Reads corpus files for one request, with the path rules enforced."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self.real_root = self.root.resolve()
+        self._cache: dict[str, tuple[bytes | None, str | None]] = {}
+
+    def resolve(self, source: object) -> tuple[Path | None, str | None]:
+        """The file a unit's ``source`` names, or why it may not be read."""
+        if not isinstance(source, str) or not source:
+            return None, "source path is missing or not a string"
+        if "\0" in source or "\\" in source:
+            return None, f"source path {source!r} holds a NUL or a backslash"
+        posix = PurePosixPath(source)
+        if posix.is_absolute() or PureWindowsPath(source).drive:
+            return None, f"source path {source!r} is absolute; it must be relative to ROOT"
+        if ".." in posix.parts:
+            return None, f"source path {source!r} climbs out with '..'"
+        target = (self.root / posix).resolve()
+        try:
+            target.relative_to(self.real_root)
+        except ValueError:
+            return None, f"source path {source!r} resolves outside ROOT (symlink escape)"
+        return target, None
+
+    def read(self, source: str) -> tuple[bytes | None, str | None]:
+        if source not in self._cache:
+            target, problem = self.resolve(source)
+            if target is None:
+                self._cache[source] = (None, problem)
+            else:
+                try:
+                    self._cache[source] = (target.read_bytes(), None)
+                except OSError as exc:
+                    self._cache[source] = (None, f"cannot read {source!r}: {exc.strerror}")
+        return self._cache[source]
+
+    def sha256(self, source: str) -> str | None:
+        data, _ = self.read(source)
+        return None if data is None else sha256_hex(data)
+
+
+def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
+    """Check one unit against the current original (see module docstring)."""
+    result = Verification(str(unit.get("evidence_id")), str(unit.get("source")), ok=False)
+
+    def fail(check: str, detail: str) -> Verification:
+        result.failed_check, result.detail = check, detail
+        return result
+
+    target, problem = reader.resolve(unit.get("source"))
+    if target is None:
+        return fail("path", problem or "bad path")
+    result.checks.append("path")
+    data, problem = reader.read(unit["source"])
+    if data is None:
+        return fail("exists", problem or f"{unit['source']!r} does not exist")
+    result.checks.append("exists")
+    digest = sha256_hex(data)
+    if digest != unit.get("sha256"):
+        return fail(
+            "sha256",
+            f"{unit['source']} now has sha256 {digest[:12]}…, indexed {str(unit.get('sha256'))[:12]}…",
+        )
+    result.checks.append("sha256")
+    if unit.get("modality") == Modality.IMAGE:
+        problem = _remeasure(unit, data)
+        check = "remeasure"
+    else:
+        problem = _span(unit, data)
+        check = "span"
+    if problem is not None:
+        return fail(check, problem)
+    result.checks.append(check)
+    result.ok = True
+    return result
+
+
+def _span(unit: Unit, data: bytes) -> str | None:
+    span = unit.get("span")
+    if not (isinstance(span, list | tuple) and len(span) == 2 and all(isinstance(x, int) for x in span)):
+        return f"span {span!r} is not [start, end]"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "the file is no longer valid UTF-8"
+    start, end = span
+    if not 0 <= start <= end <= len(text):
+        return f"span [{start}, {end}) lies outside the file's {len(text)} code points"
+    piece = text[start:end].strip()
+    expected = f"{unit.get('field')}{FULLWIDTH_COLON}{unit.get('value')}"
+    if piece != unit.get("text") or piece != expected:
+        return f"span [{start}, {end}) reads {piece!r}, expected {unit.get('text')!r}"
+    return None
+
+
+def _remeasure(unit: Unit, data: bytes) -> str | None:
+    from rag_lab.data.images import ImageMeasureError, measure_png
+
+    try:
+        measured = measure_png(data)
+    except ImageMeasureError as exc:
+        return f"cannot re-measure: {exc}"
+    for key in IMAGE_FIELDS:
+        if measured.get(key) != unit.get(key):
+            return f"re-measured {key} is {measured.get(key)!r}, indexed {unit.get(key)!r}"
+    return None
+
+
+def citation(unit: Unit) -> dict[str, Any]:
+    """The citation of a verified unit (SPEC §3.6)."""
+    image = unit.get("modality") == Modality.IMAGE
+    cite: dict[str, Any] = {
+        "evidence_id": unit["evidence_id"],
+        "source": unit["source"],
+        "sha256": unit["sha256"],
+        "span": unit.get("span"),
+        "line": unit.get("line"),
+        "modality": unit.get("modality", str(Modality.TEXT)),
+        "support_type": str(SupportType.REMEASURED_PIXELS if image else SupportType.VERBATIM_LINE),
+    }
+    if image:
+        cite["bbox"] = unit.get("bbox")
+    return cite

@@ -1,0 +1,225 @@
+"""The field-line parser: line endings, BOM, subjects, malformed lines, encodings, dates."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from rag_lab.data.documents import ParsedDocument, iter_lines, parse_document
+from rag_lab.errors import RagLabError, SourceFileError
+
+
+def parse(text: str | bytes, source: str = "documents/t.md") -> ParsedDocument:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_document(source, data, hashlib.sha256(data).hexdigest())
+
+
+def triples(parsed: ParsedDocument) -> list[tuple[str, str, str]]:
+    return [(u["subject"], u["field"], u["value"]) for u in parsed.units]
+
+
+# --- line endings ---------------------------------------------------------------------------
+
+
+def test_lf_lines_give_spans_in_code_points() -> None:
+    text = "主题：借阅台\n开放时间：周二。\n地点：一楼\n"
+    parsed = parse(text)
+    assert triples(parsed) == [("借阅台", "开放时间", "周二。"), ("借阅台", "地点", "一楼")]
+    assert [u["span"] for u in parsed.units] == [[7, 15], [16, 21]]
+    assert [u["line"] for u in parsed.units] == [2, 3]
+    assert [text[s:e] for s, e in (u["span"] for u in parsed.units)] == ["开放时间：周二。", "地点：一楼"]
+    assert parsed.warnings == []
+
+
+def test_crlf_carriage_return_is_not_part_of_the_unit() -> None:
+    text = "主题：复印机\r\n存放位置：二楼\r\n负责人：赵师傅\r\n"
+    parsed = parse(text)
+    assert triples(parsed) == [("复印机", "存放位置", "二楼"), ("复印机", "负责人", "赵师傅")]
+    assert [u["span"] for u in parsed.units] == [[8, 15], [17, 24]]
+    assert [text[s:e] for s, e in (u["span"] for u in parsed.units)] == ["存放位置：二楼", "负责人：赵师傅"]
+    assert all("\r" not in u["value"] for u in parsed.units)
+
+
+@pytest.mark.parametrize(
+    "separator",
+    ["\u2028", "\u2029", "\u0085", "\x0c", "\x0b", "\r"],
+    ids=["U+2028", "U+2029", "U+0085", "form-feed", "vertical-tab", "lone-CR"],
+)
+def test_only_newline_ends_a_line(separator: str) -> None:
+    text = f"主题：甲\n字段：值{separator}其他：x\n"
+    parsed = parse(text)
+    assert triples(parsed) == [("甲", "字段", f"值{separator}其他：x")]
+    assert parsed.units[0]["line"] == 2
+    assert parsed.units[0]["span"] == [5, 5 + len(f"字段：值{separator}其他：x")]
+
+
+def test_lone_cr_between_subject_and_field_keeps_one_line() -> None:
+    parsed = parse("主题：甲\r字段：值\n")
+    assert parsed.units == []  # one line: 主题 = "甲\r字段：值"; no field line follows it
+
+
+def test_last_line_without_newline_is_a_line() -> None:
+    parsed = parse("主题：甲\n字段：值")
+    assert triples(parsed) == [("甲", "字段", "值")]
+    assert parsed.units[0]["span"] == [5, 9]
+
+
+# --- BOM and indentation ------------------------------------------------------------------------
+
+
+def test_bom_is_code_point_zero_and_never_part_of_a_unit() -> None:
+    text = "\ufeff主题：阅览室\n容量：二百个座位\n"
+    assert iter_lines(text)[0] == (1, 1, "主题：阅览室")
+    parsed = parse(text)
+    assert triples(parsed) == [("阅览室", "容量", "二百个座位")]
+    assert parsed.units[0]["span"] == [8, 16]
+    assert text[8:16] == "容量：二百个座位"
+
+
+def test_bom_before_a_field_line_starts_its_span_at_one() -> None:
+    text = "\ufeff字段：值\n"
+    assert iter_lines(text) == [(1, 1, "字段：值"), (2, 6, "")]
+    parsed = parse(text)
+    assert parsed.units == []
+    assert parsed.warnings == [(1, "field line before any 主题 line; add 主题：… above line 1")]
+
+
+def test_indented_line_span_excludes_the_indentation() -> None:
+    text = "主题：甲\n  \u3000字段：值  \n"
+    unit = parse(text).units[0]
+    assert unit["span"] == [8, 12]
+    assert text[8:12] == "字段：值" == unit["text"]
+
+
+# --- subjects -------------------------------------------------------------------------------
+
+
+def test_no_subject_line_gives_warnings_and_no_units() -> None:
+    parsed = parse("开放时间：九点\n地点：一楼\n")
+    assert parsed.units == []
+    assert [line for line, _ in parsed.warnings] == [1, 2]
+    assert all("before any 主题 line" in msg for _, msg in parsed.warnings)
+
+
+def test_field_lines_before_subject_are_warned_and_skipped() -> None:
+    parsed = parse("地点：一楼\n主题：甲\n开放时间：九点\n")
+    assert triples(parsed) == [("甲", "开放时间", "九点")]
+    assert parsed.warnings == [(1, "field line before any 主题 line; add 主题：… above line 1")]
+
+
+def test_second_subject_applies_to_lines_after_it() -> None:
+    parsed = parse("主题：会议室A\n容量：二十人\n主题：会议室B\n容量：八人\n地点：四零五\n")
+    assert triples(parsed) == [
+        ("会议室A", "容量", "二十人"),
+        ("会议室B", "容量", "八人"),
+        ("会议室B", "地点", "四零五"),
+    ]
+
+
+def test_subject_line_is_not_a_unit() -> None:
+    parsed = parse("主题：甲\n")
+    assert parsed.units == [] and parsed.warnings == []
+
+
+# --- malformed field lines --------------------------------------------------------------------
+
+
+def test_empty_value_is_warned_and_skipped() -> None:
+    parsed = parse("主题：甲\n地点：\n容量：八人\n")
+    assert triples(parsed) == [("甲", "容量", "八人")]
+    assert parsed.warnings == [(2, "field '地点' has an empty value; the line is not an evidence unit")]
+
+
+@pytest.mark.parametrize("line", ["地点 ：一楼", "地点： 一楼", "地点\u3000：\u3000一楼"])
+def test_whitespace_around_the_colon_is_warned_and_skipped(line: str) -> None:
+    parsed = parse(f"主题：甲\n{line}\n")
+    assert parsed.units == []
+    assert parsed.warnings == [(2, "whitespace next to the full-width colon; write 字段：值 without spaces")]
+
+
+@pytest.mark.parametrize("line", ["地点:一楼", "地点: 一楼", "：一楼", "http://x.cn/a:b"])
+def test_ascii_colon_and_leading_colon_lines_are_not_field_lines(line: str) -> None:
+    parsed = parse(f"主题：甲\n{line}\n")
+    assert parsed.units == [] and parsed.warnings == []
+
+
+def test_headings_and_prose_are_ignored() -> None:
+    text = "# 借阅台\n\n借阅台位于图书馆一楼大厅。\n\n主题：借阅台\n- 列表项\n开放时间：九点\n"
+    parsed = parse(text)
+    assert triples(parsed) == [("借阅台", "开放时间", "九点")]
+    assert parsed.units[0]["line"] == 7
+    assert parsed.warnings == []
+
+
+def test_value_may_hold_further_colons() -> None:
+    parsed = parse("主题：甲\n备注：时间：九点\n")
+    assert triples(parsed) == [("甲", "备注", "时间：九点")]
+
+
+# --- encodings ------------------------------------------------------------------------------
+
+
+def test_invalid_utf8_names_the_byte_offset() -> None:
+    data = "主题：甲\n".encode() + b"ok\xff\xfe\n"
+    with pytest.raises(SourceFileError) as caught:
+        parse(data, "documents/bad.md")
+    assert caught.value.path == "documents/bad.md"
+    assert "invalid UTF-8 at byte offset 15" in str(caught.value)
+    assert str(caught.value).startswith("documents/bad.md: ")
+    assert isinstance(caught.value, RagLabError)
+
+
+def test_truncated_multibyte_sequence_names_its_offset() -> None:
+    data = "主题：甲\n".encode() + "值".encode()[:2]
+    with pytest.raises(SourceFileError, match="invalid UTF-8 at byte offset 13"):
+        parse(data)
+
+
+def test_gbk_file_is_refused_not_guessed() -> None:
+    with pytest.raises(SourceFileError, match="invalid UTF-8 at byte offset 0"):
+        parse("主题：甲\n".encode("gbk"))
+
+
+def test_nul_byte_is_an_error_naming_its_offset() -> None:
+    data = "主题：甲\n地点：".encode() + b"\x00" + "一楼\n".encode()
+    with pytest.raises(SourceFileError, match=r"NUL byte at byte offset 22"):
+        parse(data)
+
+
+# --- validity dates ---------------------------------------------------------------------------
+
+
+def test_iso_dates_are_copied_onto_every_unit() -> None:
+    text = "主题：档案室\n开放时间：周二\n生效日期：2020-01-01\n失效日期：2030-12-31\n地点：地下一层\n"
+    parsed = parse(text)
+    assert [(u["field"], u.get("valid_from"), u.get("valid_to")) for u in parsed.units] == [
+        ("开放时间", "2020-01-01", "2030-12-31"),
+        ("生效日期", "2020-01-01", "2030-12-31"),
+        ("失效日期", "2020-01-01", "2030-12-31"),
+        ("地点", "2020-01-01", "2030-12-31"),
+    ]
+
+
+def test_document_without_dates_has_no_window_keys() -> None:
+    unit = parse("主题：甲\n地点：一楼\n").units[0]
+    assert "valid_from" not in unit and "valid_to" not in unit
+
+
+@pytest.mark.parametrize("value", ["2020-1-1", "2020-02-30", "二〇二〇年一月一日", "2020/01/01", "20200101"])
+def test_malformed_date_is_a_file_error(value: str) -> None:
+    with pytest.raises(SourceFileError) as caught:
+        parse(f"主题：甲\n地点：一楼\n生效日期：{value}\n", "documents/d.md")
+    assert str(caught.value) == (
+        f"documents/d.md: line 3: 生效日期 {value!r} is not an ISO date; write YYYY-MM-DD"
+    )
+
+
+def test_window_ending_before_it_starts_is_a_file_error() -> None:
+    with pytest.raises(SourceFileError, match="失效日期 is before 生效日期"):
+        parse("主题：甲\n生效日期：2021-01-01\n失效日期：2020-01-01\n")
+
+
+def test_two_different_start_dates_are_a_file_error() -> None:
+    with pytest.raises(SourceFileError, match="line 3: a second, different 生效日期"):
+        parse("主题：甲\n生效日期：2021-01-01\n生效日期：2022-01-01\n")

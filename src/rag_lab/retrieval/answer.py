@@ -140,7 +140,9 @@ class Decider:
         return self.audit(subject, field_name, everything)
 
     def audit(self, subject: str, field_name: str, everything: list[Unit]) -> SlotResult:
-        current = [u for u in everything if in_window(u, self.as_of)]
+        current = sorted(
+            (u for u in everything if in_window(u, self.as_of)), key=lambda u: (u["source"], u["span"] or [0])
+        )
         dropped = [u["evidence_id"] for u in everything if not in_window(u, self.as_of)]
         for unit in current:
             self.verify(unit, "audit")
@@ -216,6 +218,7 @@ class Decider:
             )
             result.message = f"Images measuring as {phrase} exist but were not in the packed context."
         else:
+            everything.sort(key=lambda u: u["source"])
             for unit in everything:
                 self.verify(unit, "audit")
             self.trace.add(

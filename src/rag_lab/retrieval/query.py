@@ -62,14 +62,7 @@ def query_once(
         candidates = retrieve(question, index, top_k)
         trace.add(
             "retrieve",
-            candidates=[
-                {
-                    "evidence_id": c["evidence"]["evidence_id"],
-                    "score": c["score"],
-                    "text": c["evidence"]["text"],
-                }
-                for c in candidates
-            ],
+            candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates],
         )
         kept, report = pack_context(candidates, budget)
         trace.add("pack", **report)

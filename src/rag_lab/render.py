@@ -1,0 +1,78 @@
+"""Plain-text rendering of results and traces for terminals (used by the CLI; no printing here)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rag_lab.records import Result
+
+
+def quote_original(root: Path, cite: dict[str, Any]) -> str:
+    """The cited original line, read from the file by its span (empty if unreadable)."""
+    if cite.get("span") is None:
+        return f"bbox {cite.get('bbox')}"
+    try:
+        text = (root / cite["source"]).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    start, end = cite["span"]
+    return str(text[start:end])
+
+
+def render_citation(number: int, root: Path, cite: dict[str, Any]) -> list[str]:
+    where = cite["source"] + (f":{cite['line']}" if cite.get("line") is not None else "")
+    span = f" [{cite['span'][0]},{cite['span'][1]})" if cite.get("span") is not None else ""
+    return [
+        f"  [{number}] {where}{span} {cite['sha256'][:12]} {cite['support_type']}",
+        f"      {quote_original(root, cite)}",
+    ]
+
+
+def render_result(result: Result, root: Path) -> str:
+    lines = []
+    if result["status"] == "answered":
+        lines.append(f"answered: {result['answer']}")
+    else:
+        label = result["status"] + (f" ({result['reason']})" if result["reason"] else "")
+        lines.append(f"{label}: {result['message']}")
+        if result.get("answer"):
+            lines.append(f"answered part: {result['answer']}")
+    for slot in result.get("slots", []):
+        for side in slot.get("sides", []):
+            lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
+    for number, cite in enumerate(result["citations"], 1):
+        lines.extend(render_citation(number, root, cite))
+    if result.get("clarification"):
+        lines.append("  options: " + json.dumps(result["clarification"], ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def _brief(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def render_trace(trace: dict[str, Any]) -> str:
+    """One block per event, in causal order."""
+    lines = [f"config {trace['config_hash']}: {_brief(trace['config'])}"]
+    for number, event in enumerate(trace["events"], 1):
+        step = event["step"]
+        rest = {k: v for k, v in event.items() if k != "step"}
+        if step == "retrieve":
+            lines.append(f"{number:>3}. retrieve: {len(rest['candidates'])} candidate(s)")
+            for rank, c in enumerate(rest["candidates"], 1):
+                ev = c["evidence"]
+                lines.append(
+                    f"       #{rank} {c['score']:.6f} {ev['evidence_id']} {ev['source']} {ev['text']}"
+                )
+        elif step == "verify":
+            verdict = "ok" if rest["ok"] else f"FAILED {rest['failed_check']}: {rest['detail']}"
+            lines.append(
+                f"{number:>3}. verify ({rest['purpose']}) {rest['evidence_id']} {rest['source']}: {verdict}"
+            )
+        else:
+            lines.append(f"{number:>3}. {step}: {_brief(rest)}")
+    if trace.get("counters"):
+        lines.append(f"counters: {_brief(trace['counters'])}")
+    return "\n".join(lines)

@@ -1,7 +1,7 @@
 """The ``rag-lab`` command: thin verbs over the library.
 
 Exit codes: 0 ok / answered, 1 error, 2 usage, 3 refused / needs clarification /
-partial, 4 evaluation below a given bar.
+partial, 4 evaluation below a given bar, 5 replay differs.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from rag_lab.errors import ConfigError, RagLabError
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
 
 DEMO_QUESTIONS = (
     "借阅台 开放时间",
@@ -92,6 +92,9 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         index_path=args.index,
         top_k=args.top_k,
         budget=args.budget,
+        budget_unit=args.budget_unit,
+        ordering=args.ordering,
+        dedup=not args.no_dedup,
         as_of=_as_of(args.as_of),
     )
 
@@ -105,6 +108,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _emit_json(result)
     else:
         print(render_result(result, root))
+        if args.show_context:
+            package = next((e for e in result["trace"]["events"] if e["step"] == "package"), None)
+            print("\ncontext:")
+            print(package["text"] if package else "(no context: the request stopped before packing)", end="")
         if args.trace:
             print("\ntrace:")
             print(render_trace(result["trace"]))
@@ -153,6 +160,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_BELOW_BAR if below else EXIT_OK
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from rag_lab.retrieval.replay import differences, load_trace, replay
+
+    saved_trace, saved_result = load_trace(args.trace_file)
+    after = replay(saved_trace, args.root, args.index)
+    diffs = differences(saved_result, saved_trace, after)
+    if args.json:
+        _emit_json({"identical": not diffs, "differences": diffs, "result": after})
+    elif diffs:
+        print("replay differs:")
+        for line in diffs:
+            print(f"  {line}")
+    else:
+        print(" ".join(str(x) for x in ("replay identical:", after["status"], after["reason"], after["answer"]) if x))
+    return EXIT_OK if not diffs else EXIT_REPLAY_DIFFERS
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
         run = importlib.import_module("rag_lab.server").run
@@ -169,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rag-lab",
         description="Answer questions from a folder of source files, with citations anyone can re-check.",
         epilog="Exit codes: 0 ok/answered, 1 error, 2 usage, 3 refused or needs clarification, "
-        "4 evaluation below a given bar.",
+        "4 evaluation below a given bar, 5 replay differs.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     fmt = argparse.RawDescriptionHelpFormatter
@@ -196,7 +220,22 @@ def build_parser() -> argparse.ArgumentParser:
     _ask_options(p)
     p.add_argument("--json", action="store_true", help="print exactly the result object")
     p.add_argument("--trace", action="store_true", help="print the request's trace in causal order")
+    p.add_argument("--show-context", action="store_true", help="print the evidence package (E1, E2, …)")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser(
+        "replay",
+        help="recompute a saved decision against the current files",
+        formatter_class=fmt,
+        description="Replay a saved `ask --json` result (or bare trace) from its fixed candidates; "
+        "prints any difference. Exit 0 identical, 5 different.\n\nExample:\n"
+        "  rag-lab ask ./corpus '借阅台 开放时间' --json > r.json && rag-lab replay r.json ./corpus",
+    )
+    p.add_argument("trace_file", metavar="TRACE.json")
+    p.add_argument("root")
+    p.add_argument("--index")
+    p.add_argument("--json", action="store_true", help="print the recomputed result and the differences")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(
         "demo",
@@ -242,6 +281,9 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
     p.add_argument("--top-k", type=int, default=5, help="candidates to retrieve (default 5)")
     p.add_argument("--budget", type=int, default=1200, help="context budget in code points (default 1200)")
     p.add_argument("--index", help="index file (default ROOT/.rag_lab/index.sqlite)")
+    p.add_argument("--budget-unit", choices=("codepoints", "tokens"), default="codepoints")
+    p.add_argument("--ordering", choices=("relevance", "by_slot", "ends"), default="relevance")
+    p.add_argument("--no-dedup", action="store_true", help="keep byte-identical copies in the context")
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
 

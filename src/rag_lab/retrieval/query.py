@@ -1,4 +1,4 @@
-"""``query_once``: freshness → retrieve → pack → verify → decide, over a persisted index."""
+"""``query_once``: freshness → retrieve → select context → verify → decide, over a persisted index."""
 
 from __future__ import annotations
 
@@ -6,16 +6,95 @@ import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from rag_lab.index import Index, check_freshness, default_index_path
-from rag_lab.records import Reason, Result, Status
+from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
+from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, check_budget, pack_context
-from rag_lab.retrieval.question import check_question
+from rag_lab.retrieval.package import package_of
+from rag_lab.retrieval.question import check_question, parse_text_question
 from rag_lab.retrieval.rank import check_top_k, retrieve
+from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
 STALE_LIST_LIMIT = 20
+
+
+def select_context(
+    question: str,
+    candidates: list[Candidate],
+    source: EvidenceSource,
+    config: dict[str, Any],
+    trace: Trace,
+) -> list[Candidate]:
+    """Pack (budget, dedup) and order the candidates; records both steps in the trace."""
+    counter = None
+    if config["budget_unit"] == "tokens":
+        from rag_lab.retrieval.tokens import load_counter
+
+        counter = load_counter()
+    kept, report = pack_context(
+        candidates,
+        config["budget"],
+        unit=config["budget_unit"],
+        dedup=config["dedup"],
+        count_tokens=counter,
+        reserve_tokens=config["reserve_tokens"],
+    )
+    trace.add("pack", **report)
+    over = [s for s in report["skipped"] if s["reason"] == "over_budget"]
+    if over:
+        trace.count("dropped_by_budget", len(over))
+    if not kept:
+        trace.count("empty_context")
+    slots = parse_text_question(question, source).slots if config["ordering"] == "by_slot" else []
+    ordered = order_context(kept, config["ordering"], slots)
+    trace.add("order", strategy=config["ordering"], order=[c["evidence"]["evidence_id"] for c in ordered])
+    trace.add("package", **package_of(ordered))
+    return ordered
+
+
+def request_config(
+    top_k: int,
+    budget: int,
+    budget_unit: str,
+    reserve_tokens: int | None,
+    ordering: str,
+    dedup: bool,
+    day: date,
+) -> dict[str, Any]:
+    if reserve_tokens is None:
+        from rag_lab.retrieval.tokens import DEFAULT_RESERVE_TOKENS
+
+        reserve_tokens = DEFAULT_RESERVE_TOKENS if budget_unit == "tokens" else 0
+    return {
+        "top_k": check_top_k(top_k),
+        "budget": check_budget(budget),
+        "budget_unit": budget_unit,
+        "reserve_tokens": reserve_tokens,
+        "ordering": ordering,
+        "dedup": dedup,
+        "as_of": day.isoformat(),
+    }
+
+
+def stale_result(question: str, changes_paths: list[str], changes: dict[str, Any], trace: Trace) -> Result:
+    trace.count("stale_index")
+    trace.add("decision", status=str(Status.REFUSED), reason=str(Reason.INDEX_STALE))
+    shown = ", ".join(changes_paths[:STALE_LIST_LIMIT]) + (
+        " …" if len(changes_paths) > STALE_LIST_LIMIT else ""
+    )
+    return assemble(
+        question,
+        Status.REFUSED,
+        Reason.INDEX_STALE,
+        f"The corpus changed since the index was built ({len(changes_paths)} file(s): {shown}); "
+        "rebuild it with `rag-lab index ROOT`.",
+        trace,
+        stale=changes,
+    )
 
 
 def query_once(
@@ -25,49 +104,27 @@ def query_once(
     index_path: str | os.PathLike[str] | None = None,
     top_k: int = 5,
     budget: int = DEFAULT_BUDGET,
+    budget_unit: str = "codepoints",
+    reserve_tokens: int | None = None,
+    ordering: str = "relevance",
+    dedup: bool = True,
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
 ) -> Result:
-    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3)."""
+    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6)."""
     check_question(question)
-    check_top_k(top_k)
-    check_budget(budget)
     day = as_of or clock()
+    config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path) as index:
-        config = {
-            "top_k": top_k,
-            "budget": budget,
-            "budget_unit": "codepoints",
-            "as_of": day.isoformat(),
-            "index": index.config,
-        }
-        trace = Trace(config)
+        trace = Trace({**config, "index": index.config}, question=question)
         changes = check_freshness(root, index)
         trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
         if changes.stale:
-            trace.count("stale_index")
-            trace.add("decision", status=str(Status.REFUSED), reason=str(Reason.INDEX_STALE))
-            paths = changes.paths()
-            shown = ", ".join(paths[:STALE_LIST_LIMIT]) + (" …" if len(paths) > STALE_LIST_LIMIT else "")
-            return assemble(
-                question,
-                Status.REFUSED,
-                Reason.INDEX_STALE,
-                f"The corpus changed since the index was built ({len(paths)} file(s): {shown}); "
-                "rebuild it with `rag-lab index ROOT`.",
-                trace,
-                stale=changes.as_dict(),
-            )
+            return stale_result(question, changes.paths(), changes.as_dict(), trace)
         candidates = retrieve(question, index, top_k)
         trace.add(
-            "retrieve",
-            candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates],
+            "retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
         )
-        kept, report = pack_context(candidates, budget)
-        trace.add("pack", **report)
-        if report["skipped"]:
-            trace.count("dropped_by_budget", len(report["skipped"]))
-        if not kept:
-            trace.count("empty_context")
+        kept = select_context(question, candidates, index, config, trace)
         return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace)

@@ -15,8 +15,9 @@ def config_hash(config: dict[str, Any]) -> str:
 class Trace:
     """Append-only list of ``{"step": …}`` events; rendered with :meth:`as_dict`."""
 
-    def __init__(self, config: dict[str, Any] | None = None) -> None:
+    def __init__(self, config: dict[str, Any] | None = None, question: str | None = None) -> None:
         self.config = dict(config or {})
+        self.question = question
         self.events: list[dict[str, Any]] = []
         self.counters: dict[str, int] = {}
 
@@ -28,6 +29,7 @@ class Trace:
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "question": self.question,
             "config": self.config,
             "config_hash": config_hash(self.config),
             "events": self.events,

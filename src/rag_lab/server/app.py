@@ -1,0 +1,227 @@
+"""The ASGI app: routes, the JSON error body, the page's static files.
+
+Built by :func:`create_app` (no module-level app). Request handlers are thin: they
+parse the body, call :mod:`rag_lab.server.ask` and turn library errors into the one
+error body of :mod:`rag_lab.server.problems`. Answering runs on the event loop (a few
+milliseconds, no thread hop); a rebuild runs in a worker thread so that requests keep
+being answered from the previous index version meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import date
+from importlib import metadata, resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from rag_lab.errors import ConfigError, RagLabError
+from rag_lab.retrieval.pack import DEFAULT_BUDGET
+from rag_lab.server.ask import ask, evidence_view, image_bytes
+from rag_lab.server.openapi import openapi_document
+from rag_lab.server.problems import ApiError, ErrorType, error_body, from_library
+from rag_lab.server.state import ServerState
+
+ASK_KEYS = ("question", "top_k", "budget", "as_of", "principal")
+STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def check_principal(principal: object) -> None:
+    """The permissions seam (SPEC §7): until labels exist, only "no principal" is served.
+
+    Refusing a principal (instead of ignoring it) keeps a caller who expects filtering
+    from silently seeing everything.
+    """
+    if principal is not None and principal != "":
+        raise ConfigError(
+            f"principal {principal!r} cannot be honoured: permissions (SPEC §7) are not built yet, "
+            "so this server serves every document to everyone; send null or omit principal"
+        )
+
+
+def _parse_ask(body: object) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise ApiError(
+            ErrorType.BAD_REQUEST, 'the body must be a JSON object, e.g. {"question": "借阅台 开放时间"}'
+        )
+    unknown = sorted(set(body) - set(ASK_KEYS))
+    if unknown:
+        raise ApiError(
+            ErrorType.BAD_REQUEST, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(ASK_KEYS)}"
+        )
+    if "question" not in body:
+        raise ApiError(
+            ErrorType.INVALID_QUESTION, 'the body has no "question"; e.g. {"question": "借阅台 开放时间"}'
+        )
+    check_principal(body.get("principal"))
+    as_of = body.get("as_of")
+    day: date | None = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of) if isinstance(as_of, str) else None
+        except ValueError:
+            day = None
+        if day is None:
+            raise ConfigError(f"as_of must be an ISO date such as 2026-01-31, got {as_of!r}")
+    return {
+        "question": body["question"],
+        "top_k": body.get("top_k", 5) if body.get("top_k") is not None else 5,
+        "budget": body.get("budget") if body.get("budget") is not None else DEFAULT_BUDGET,
+        "as_of": day,
+    }
+
+
+def _static(name: str) -> bytes:
+    return (resources.files("rag_lab.server") / "static" / name).read_bytes()
+
+
+def _version() -> str:
+    try:
+        return metadata.version("rag-lab")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+def create_app(
+    root: str | os.PathLike[str], *, index_path: str | os.PathLike[str] | None = None, watch: bool = True
+) -> Starlette:
+    """An ASGI app answering questions about the corpus at ``root`` (see docs/server.md).
+
+    ``watch=True`` watches the corpus with inotify so that requests pay only for the
+    files they cite; ``watch=False`` walks the corpus on every request like ``query_once``.
+    Raises :class:`rag_lab.errors.CorpusError` if ``root`` is not a folder.
+    """
+    state = ServerState(root, index_path, watch)
+    files = {name: _static(name) for name in (*STATIC, "index.html")}
+    spec = openapi_document(_version())
+
+    async def ask_route(request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ApiError(ErrorType.BAD_REQUEST, f"the body is not JSON ({exc})") from None
+        return JSONResponse(ask(state, **_parse_ask(body)))
+
+    async def evidence_route(request: Request) -> Response:
+        check_principal(request.query_params.get("principal"))
+        return JSONResponse(evidence_view(state, request.path_params["evidence_id"]))
+
+    async def image_route(request: Request) -> Response:
+        check_principal(request.query_params.get("principal"))
+        data, sha = image_bytes(state, request.path_params["evidence_id"])
+        headers = {"X-Rag-Lab-Sha256": sha, "X-Rag-Lab-Verified": "true", "Cache-Control": "no-store"}
+        return Response(
+            data, media_type="image/png", headers={**headers, "X-Content-Type-Options": "nosniff"}
+        )
+
+    async def index_route(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(state.rebuild))
+
+    async def health_route(request: Request) -> Response:
+        return JSONResponse(state.health())
+
+    async def openapi_route(request: Request) -> Response:
+        return JSONResponse(spec)
+
+    async def page_route(request: Request) -> Response:
+        return Response(files["index.html"], media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+
+    async def static_route(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            raise ApiError(ErrorType.NOT_FOUND, f"no static file {name!r}; there are: {', '.join(STATIC)}")
+        return Response(files[name], media_type=STATIC[name], headers=PAGE_HEADERS)
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return JSONResponse(error_body(exc.kind, exc.message), status_code=exc.status)
+
+    async def library_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RagLabError)
+        return await api_error(request, from_library(exc, state.index_path))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "")
+            kind, message = (
+                ErrorType.METHOD_NOT_ALLOWED,
+                f"{request.method} is not allowed on {request.url.path}; use {allowed}",
+            )
+        elif exc.status_code == 404:
+            kind, message = ErrorType.NOT_FOUND, f"no route {request.url.path}; see /openapi.json"
+        else:
+            kind, message = ErrorType.BAD_REQUEST, str(exc.detail)
+        response = JSONResponse(error_body(kind, message), status_code=exc.status_code)
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        message = f"{type(exc).__name__}: {exc}"
+        return JSONResponse(error_body(ErrorType.INTERNAL_ERROR, message), status_code=500)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(state.start)
+        try:
+            yield
+        finally:
+            state.stop()
+
+    routes = [
+        Route("/api/ask", ask_route, methods=["POST"]),
+        Route("/api/evidence/{evidence_id}", evidence_route, methods=["GET"]),
+        Route("/api/images/{evidence_id}", image_route, methods=["GET"]),
+        Route("/api/index", index_route, methods=["POST"]),
+        Route("/api/health", health_route, methods=["GET"]),
+        Route("/openapi.json", openapi_route, methods=["GET"]),
+        Route("/", page_route, methods=["GET"]),
+        Route("/static/{name}", static_route, methods=["GET"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={
+            ApiError: api_error,
+            RagLabError: library_error,
+            HTTPException: http_error,
+            Exception: internal_error,
+        },
+    )
+    app.state.rag_lab = state
+    return app
+
+
+def run(
+    root: str | os.PathLike[str],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    index_path: str | os.PathLike[str] | None = None,
+) -> None:
+    """Serve ``create_app(root)`` with uvicorn until interrupted (``rag-lab serve ROOT``)."""
+    import uvicorn
+
+    app = create_app(root, index_path=index_path)
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level="info")

@@ -1,0 +1,242 @@
+"""The server's state: the open index version, the paths the watcher saw, rebuilds.
+
+* One :class:`Index` is opened per index *version* and shared by every request until a
+  rebuild (through ``POST /api/index`` or ``rag-lab index ROOT`` from outside — the
+  index file's inode is checked on every request) swaps in the next version. Requests
+  that hold the old version finish on it; it is closed when the last one lets go.
+* ``_events`` maps each corpus path the watcher reported to the sequence number of its
+  last event. At request time only those paths are compared with the snapshot
+  (:func:`changes_for_paths`); a path found unchanged (e.g. ``touch``) is forgotten, a
+  changed one keeps the index stale until a rebuild. A folder event sets ``_rescan``:
+  the next request walks the whole corpus once and turns what it finds into paths.
+* At start-up the watcher is started first, then the whole corpus is walked once, so
+  no change can fall between the two. Without a watcher (``watch=False``) every
+  request walks the corpus, exactly like ``query_once``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rag_lab.data.corpus import check_root
+from rag_lab.errors import IndexError_
+from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
+from rag_lab.server.freshness import verdict
+from rag_lab.server.problems import ApiError, ErrorType, from_library
+from rag_lab.server.watch import CorpusWatcher
+
+
+class IndexVersion:
+    """One opened index file, counted while requests use it."""
+
+    def __init__(self, index: Index, number: int, inode: int) -> None:
+        self.index = index
+        self.number = number
+        self.inode = inode
+        self.users = 0
+        self.retired = False
+
+
+class ServerState:
+    def __init__(
+        self, root: str | os.PathLike[str], index_path: str | os.PathLike[str] | None, watch: bool
+    ) -> None:
+        self.root = check_root(root)
+        self.index_path = Path(index_path) if index_path is not None else default_index_path(self.root)
+        self.watch = watch
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self._current: IndexVersion | None = None
+        self._versions = 0
+        self._seq = 0
+        self._events: dict[str, int] = {}
+        self._rescan: int | None = None if watch else 0
+        self._verdicts: dict[str, tuple[int, int, str | None]] = {}
+        self.watcher: CorpusWatcher | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        if self.watch:
+            self.watcher = CorpusWatcher(self.root, self.on_paths)
+            self.watcher.start()
+            with self._lock:
+                self._seq += 1
+                self._rescan = self._seq
+            try:
+                with self.reading() as version:
+                    self.changes(version)
+            except ApiError:
+                pass  # no index yet: /api/ask answers 503 until one is built
+
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        with self._lock:
+            current, self._current = self._current, None
+        if current is not None:
+            self._retire(current)
+
+    def on_paths(self, found: set[str | None]) -> None:
+        """Called by the watcher thread with corpus paths (``None``: walk everything)."""
+        with self._lock:
+            self._seq += 1
+            for path in found:
+                if path is None:
+                    self._rescan = self._seq
+                else:
+                    self._events[path] = self._seq
+
+    # -- index versions ----------------------------------------------------------------
+    def _inode(self) -> int | None:
+        try:
+            return os.stat(self.index_path).st_ino
+        except OSError:
+            return None
+
+    @contextmanager
+    def reading(self) -> Iterator[IndexVersion]:
+        """The current index version, held for the ``with`` block."""
+        version = self._acquire()
+        try:
+            yield version
+        finally:
+            with self._lock:
+                version.users -= 1
+                close = version.retired and version.users == 0
+            if close:
+                version.index.close()
+
+    def _acquire(self) -> IndexVersion:
+        inode = self._inode()
+        with self._lock:
+            current = self._current
+            if current is not None and current.inode == inode:
+                current.users += 1
+                return current
+        if inode is None:
+            raise ApiError(
+                ErrorType.INDEX_MISSING,
+                f"no index at {str(self.index_path)!r}; build it with `rag-lab index ROOT` or POST /api/index",
+            )
+        self._install(self._open())
+        return self._acquire()
+
+    def _open(self) -> tuple[Index, int]:
+        """Open the index file; its inode is read *before* opening, so a file replaced
+        in between is noticed (and reopened) by the next request, never missed."""
+        inode = self._inode()
+        try:
+            return Index(self.index_path), -1 if inode is None else inode
+        except IndexError_ as exc:
+            raise from_library(exc, self.index_path) from None
+
+    def _install(self, opened: tuple[Index, int]) -> IndexVersion:
+        index, inode = opened
+        with self._lock:
+            self._versions += 1
+            version = IndexVersion(index, self._versions, inode)
+            old, self._current = self._current, version
+            self._verdicts.clear()
+        if old is not None:
+            self._retire(old)
+        return version
+
+    def _retire(self, version: IndexVersion) -> None:
+        with self._lock:
+            version.retired = True
+            close = version.users == 0
+        if close:
+            version.index.close()
+
+    def rebuild(self) -> dict[str, Any]:
+        """Build a new index beside the old one, swap it in; readers keep answering meanwhile."""
+        if not self._build_lock.acquire(blocking=False):
+            raise ApiError(
+                ErrorType.REBUILD_IN_PROGRESS, "an index rebuild is already running; retry when it ends"
+            )
+        try:
+            with self._lock:
+                before = self._seq
+            summary = build_index(self.root, self.index_path)
+            version = self._install(self._open())
+            with self._lock:
+                # The build walked the corpus after `before`: earlier events are in it.
+                self._events = {p: s for p, s in self._events.items() if s > before}
+                if self._rescan is not None and self._rescan <= before and self.watch:
+                    self._rescan = None
+            out = summary.as_dict()
+            out["index_version"] = version.number
+            return out
+        finally:
+            self._build_lock.release()
+
+    # -- freshness -----------------------------------------------------------------------
+    def changes(self, version: IndexVersion) -> Changes:
+        """What changed since ``version``'s snapshot, paying only for reported paths."""
+        with self._lock:
+            rescan = self._rescan
+            seen = self._seq
+        if rescan is not None:
+            walked = check_freshness(self.root, version.index)
+            if not self.watch:
+                return walked
+            with self._lock:
+                for path in walked.paths():
+                    self._events.setdefault(path, seen)
+                if self._rescan == rescan:
+                    self._rescan = None
+        with self._lock:
+            events = dict(self._events)
+            cached = dict(self._verdicts)
+        changes = Changes()
+        forget: list[tuple[str, int]] = []
+        fresh: dict[str, tuple[int, int, str | None]] = {}
+        for path in sorted(events):
+            seq = events[path]
+            hit = cached.get(path)
+            if hit is not None and hit[0] == seq and hit[1] == version.number:
+                kind = hit[2]
+            else:
+                kind, rehashed = verdict(self.root, version.index, path)
+                changes.rehashed += int(rehashed)
+                fresh[path] = (seq, version.number, kind)
+            if kind is None:
+                forget.append((path, seq))
+            else:
+                getattr(changes, kind).append(path)
+        with self._lock:
+            if self._current is version:
+                self._verdicts.update(fresh)
+                for path, seq in forget:
+                    if self._events.get(path) == seq:
+                        del self._events[path]
+                        self._verdicts.pop(path, None)
+        return changes
+
+    def health(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "status": "ok",
+            "root": str(self.root),
+            "index_path": str(self.index_path),
+            "watching": bool(self.watcher and self.watcher.running),
+            "watcher_error": self.watcher.error if self.watcher else None,
+        }
+        try:
+            with self.reading() as version:
+                changes = self.changes(version)
+                out.update(
+                    index="ready",
+                    index_version=version.number,
+                    units=version.index.unit_count,
+                    stale=changes.stale,
+                    changed=changes.as_dict(),
+                )
+        except ApiError as exc:
+            out.update(status="degraded", index=str(exc.kind), message=exc.message, stale=None)
+        return out

@@ -1,9 +1,10 @@
 """The request paths of the server, composed from the library.
 
-:func:`ask` is ``query_once`` (SPEC §3) with two differences: the index is the
+:func:`ask` is ``query_once`` (SPEC §3, §6) with two differences: the index is the
 server's open version instead of a fresh ``Index(path)``, and freshness comes from
-:meth:`ServerState.changes` (watched paths only) instead of a corpus walk. The steps,
-trace events and result shape are the same, so a stale refusal from the server and
+:meth:`ServerState.changes` (watched paths only) instead of a corpus walk. It calls the
+same steps (``request_config``, ``retrieve``, ``select_context``, ``answer``,
+``stale_result``), so the trace events and result shape are the same, so a stale refusal from the server and
 from ``query_once`` look alike. :func:`evidence_view` and :func:`image_bytes`
 re-verify one unit at request time.
 """
@@ -16,12 +17,12 @@ from typing import Any
 
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import iter_lines
-from rag_lab.records import Modality, Reason, Result, Status, Unit
-from rag_lab.retrieval.answer import answer, assemble
-from rag_lab.retrieval.pack import DEFAULT_BUDGET, check_budget, pack_context
-from rag_lab.retrieval.query import STALE_LIST_LIMIT
+from rag_lab.records import Modality, Result, Unit
+from rag_lab.retrieval.answer import answer
+from rag_lab.retrieval.pack import DEFAULT_BUDGET
+from rag_lab.retrieval.query import request_config, select_context, stale_result
 from rag_lab.retrieval.question import check_question
-from rag_lab.retrieval.rank import check_top_k, retrieve
+from rag_lab.retrieval.rank import retrieve
 from rag_lab.retrieval.trace import Trace
 from rag_lab.retrieval.verify import SourceReader, Verification, verify_unit
 from rag_lab.server.problems import ApiError, ErrorType
@@ -42,53 +43,20 @@ def ask(
 ) -> Result:
     """Answer ``question`` like ``query_once``, over the server's index and watcher."""
     check_question(question)
-    check_top_k(top_k)
-    check_budget(budget)
     day = as_of or clock()
+    config = request_config(top_k, budget, "codepoints", None, "relevance", True, day)
     with state.reading() as version:
         index = version.index
-        config = {
-            "top_k": top_k,
-            "budget": budget,
-            "budget_unit": "codepoints",
-            "as_of": day.isoformat(),
-            "index": index.config,
-        }
-        trace = Trace(config)
+        trace = Trace({**config, "index": index.config}, question=question)
         changes = state.changes(version)
         trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
         if changes.stale:
-            trace.count("stale_index")
-            trace.add("decision", status=str(Status.REFUSED), reason=str(Reason.INDEX_STALE))
-            paths = changes.paths()
-            shown = ", ".join(paths[:STALE_LIST_LIMIT]) + (" …" if len(paths) > STALE_LIST_LIMIT else "")
-            return assemble(
-                question,
-                Status.REFUSED,
-                Reason.INDEX_STALE,
-                f"The corpus changed since the index was built ({len(paths)} file(s): {shown}); "
-                "rebuild it with `rag-lab index ROOT`.",
-                trace,
-                stale=changes.as_dict(),
-            )
+            return stale_result(question, changes.paths(), changes.as_dict(), trace)
         candidates = retrieve(question, index, top_k)
         trace.add(
-            "retrieve",
-            candidates=[
-                {
-                    "evidence_id": c["evidence"]["evidence_id"],
-                    "score": c["score"],
-                    "text": c["evidence"]["text"],
-                }
-                for c in candidates
-            ],
+            "retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
         )
-        kept, report = pack_context(candidates, budget)
-        trace.add("pack", **report)
-        if report["skipped"]:
-            trace.count("dropped_by_budget", len(report["skipped"]))
-        if not kept:
-            trace.count("empty_context")
+        kept = select_context(question, candidates, index, config, trace)
         return answer(question, kept, state.root, index, retrieved=candidates, as_of=day, trace=trace)
 
 

@@ -1,0 +1,45 @@
+"""Fixtures for the server tests: a copy of the demo corpus with its index, and a client."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+import rag_lab
+from rag_lab.index import build_index
+from rag_lab.server import create_app
+
+DEMO = Path(rag_lab.__file__).parent / "demo" / "corpus"
+INJECTION = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    shutil.copytree(DEMO, root)
+    (root / "documents" / "injection.md").write_text(
+        f"# 注入\n\n主题：注入台\n公告：{INJECTION}\n地点：<b>粗体</b> & 其他\n", encoding="utf-8"
+    )
+    build_index(root)
+    return root
+
+
+@pytest.fixture
+def client(corpus: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(corpus)) as test_client:
+        yield test_client
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
+    """Poll ``condition`` until it holds (the watcher delivers events asynchronously)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()

@@ -1,0 +1,259 @@
+"""Crash during indexing: SIGKILL `rag-lab index ROOT` at random moments (issue 7, item 1).
+
+Each trial starts a build of the corpus version the index does *not* hold and kills it
+after a seeded random delay spread over the measured build duration. After every kill:
+``Index(path)`` opens, its content is completely version A or completely version B
+(checked by content: every (subject, field, value) triple and every snapshot hash),
+``PRAGMA integrity_check`` is ok, and after every successful build no ``*.tmp-*`` file
+remains. The corpus on disk is switched only when the index has caught up with it.
+
+Two ways to start the build: ``fork`` runs ``rag_lab.cli.main(["index", ROOT])`` in a
+forked child of this already-imported process (a few ms to start, so nearly every kill
+lands inside the build itself), ``exec`` runs the installed ``rag-lab index ROOT``
+console script (about 0.4 s of interpreter and numpy start-up first). The suite runs
+200 fork trials and 12 exec trials; ``benchmarks/soak_crash.py`` runs 2,000.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_lab.data.corpus import sha256_hex
+from rag_lab.index import Index, build_index, default_index_path
+
+DOCS = 300
+Triple = tuple[str, str, str]
+
+
+# -- the two corpus versions ------------------------------------------------------------------
+
+
+def corpus_version(version: str, docs: int = DOCS) -> dict[str, bytes]:
+    """Version A; version B edits every third document, deletes some and adds some."""
+    files: dict[str, bytes] = {}
+    for i in range(docs):
+        if version == "B" and i % 10 == 9:
+            continue  # deleted in B
+        tag = "乙" if version == "B" and i % 3 == 0 else "甲"
+        text = (
+            f"# 设施{i}\n主题：设施{i:04d}号\n开放时间：{tag}{i}版九点到十七点。\n"
+            f"地点：楼{i % 9}层{i}室\n电话：{10000 + i}\n负责人：员工{i % 37}\n"
+        )
+        files[f"documents/{i // 100:02d}/{i:04d}.md"] = text.encode("utf-8")
+    if version == "B":
+        for j in range(docs // 10):
+            files[f"documents/new/{j:04d}.md"] = f"主题：新设施{j}号\n开放时间：乙新{j}\n".encode()
+    return files
+
+
+def expected_content(files: dict[str, bytes]) -> tuple[frozenset[Triple], dict[str, str]]:
+    triples = set()
+    for data in files.values():
+        subject = ""
+        for line in data.decode("utf-8").splitlines():
+            name, colon, value = line.partition("：")
+            if not colon:
+                continue
+            if name == "主题":
+                subject = value
+            else:
+                triples.add((subject, name, value))
+    return frozenset(triples), {path: sha256_hex(data) for path, data in files.items()}
+
+
+def switch_corpus(root: Path, old: dict[str, bytes], new: dict[str, bytes]) -> None:
+    for path in sorted(set(old) - set(new)):
+        (root / path).unlink()
+    for path, data in sorted(new.items()):
+        if old.get(path) != data:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+
+
+# -- starting and killing a build ------------------------------------------------------------
+
+
+def start_fork(root: Path) -> int:
+    pid = os.fork()
+    if pid == 0:  # child: run the CLI verb, never return into pytest
+        code = 1
+        try:
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the child never returns
+            from rag_lab.cli import main
+
+            code = main(["index", str(root)])
+        finally:
+            os._exit(code)
+    return pid
+
+
+def rag_lab_command() -> list[str]:
+    script = Path(sys.executable).with_name("rag-lab")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "rag_lab.cli"]
+
+
+def start_exec(root: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*rag_lab_command(), "index", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def run_once(mode: str, root: Path, delay: float | None) -> str:
+    """Start a build, kill it after ``delay`` s (None: let it finish); 'killed' or 'finished'."""
+    if mode == "fork":
+        pid = start_fork(root)
+        if delay is not None:
+            time.sleep(delay)
+            os.kill(pid, signal.SIGKILL)  # a zombie can still be signalled
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            return "killed"
+        assert os.WEXITSTATUS(status) == 0, f"build exited with {os.WEXITSTATUS(status)}"
+        return "finished"
+    proc = start_exec(root)
+    if delay is not None:
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+    code = proc.wait(timeout=120)
+    if code == -signal.SIGKILL:
+        return "killed"
+    assert code == 0, f"rag-lab index exited with {code}"
+    return "finished"
+
+
+def measure_build(mode: str, root: Path, repeats: int = 3) -> float:
+    """Median wall time of a complete build (the index is rebuilt from the same corpus)."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        assert run_once(mode, root, None) == "finished"
+        times.append(time.perf_counter() - started)
+    return sorted(times)[len(times) // 2]
+
+
+# -- checking what a kill left behind ---------------------------------------------------------
+
+
+def read_content(path: Path) -> tuple[frozenset[Triple], dict[str, str], int]:
+    """Open with Index (must work), then read every triple through a read-only connection."""
+    with Index(path) as index:
+        snapshot = {p: row[4] for p, row in index.snapshot().items()}
+        count = index.unit_count
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        triples = frozenset(db.execute("SELECT subject, field, value FROM units").fetchall())
+    finally:
+        db.close()
+    return triples, snapshot, count
+
+
+def leftovers(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".tmp-*"))
+
+
+@dataclass
+class CrashStats:
+    trials: int = 0
+    killed: int = 0
+    finished: int = 0
+    switched: int = 0  # the kill came after the rename: the index holds the new version
+    kept_old: int = 0  # the kill came before the rename: the index still holds the old one
+    leftover_seen: int = 0  # a temporary file was on disk right after the kill (killed mid-write)
+    leftover_removed: int = 0
+    by_version: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def crash_trials(
+    tmp: Path,
+    trials: int,
+    *,
+    mode: str = "fork",
+    seed: int = 7,
+    docs: int = DOCS,
+    report: Callable[[int, CrashStats], None] | None = None,
+) -> CrashStats:
+    """The whole experiment; every check is an assert. Returns the counts."""
+    root = tmp / "corpus"
+    if root.exists():
+        shutil.rmtree(root)
+    versions = {v: corpus_version(v, docs) for v in "AB"}
+    expected = {v: expected_content(files) for v, files in versions.items()}
+    path = default_index_path(root)
+    switch_corpus(root, {}, versions["B"])
+    duration = measure_build(mode, root)
+    switch_corpus(root, versions["B"], versions["A"])
+    build_index(root)
+    held, on_disk = "A", "B"
+    switch_corpus(root, versions["A"], versions["B"])
+    rng = random.Random(seed)
+    stats = CrashStats()
+    for trial in range(trials):
+        # most delays fall inside the build, some after it (a finished build)
+        delay = rng.uniform(0.0, 1.4 * duration)
+        outcome = run_once(mode, root, delay)
+        stats.trials += 1
+        if outcome == "killed":
+            stats.killed += 1
+        else:
+            stats.finished += 1
+        left = leftovers(path)
+        if left:
+            stats.leftover_seen += 1
+        triples, snapshot, count = read_content(path)
+        version = next((v for v in "AB" if (triples, snapshot) == expected[v]), None)
+        assert version is not None, f"trial {trial}: the index is neither complete A nor complete B"
+        assert count == len(triples)  # unit_count in meta agrees with the rows
+        assert version in (held, on_disk), f"trial {trial}: index holds {version}, expected {held}/{on_disk}"
+        stats.by_version[version] = stats.by_version.get(version, 0) + 1
+        if outcome == "finished":
+            assert version == on_disk
+            assert left == [], f"trial {trial}: a successful build left {left}"
+        if version == on_disk:
+            stats.switched += 1
+            held, on_disk = on_disk, held
+            switch_corpus(root, versions[held], versions[on_disk])
+        else:
+            stats.kept_old += 1
+        if left and outcome == "killed":
+            # the next successful build must remove them
+            assert run_once(mode, root, None) == "finished"
+            assert leftovers(path) == []
+            stats.leftover_removed += len(left)
+            triples, snapshot, _ = read_content(path)
+            assert (triples, snapshot) == expected[on_disk]
+            held, on_disk = on_disk, held
+            switch_corpus(root, versions[held], versions[on_disk])
+        if report is not None:
+            report(trial, stats)
+    return stats
+
+
+def test_rel_200_forked_builds_killed_at_random_moments(tmp_path: Path) -> None:
+    stats = crash_trials(tmp_path, 200, mode="fork", seed=20261130)
+    assert stats.trials == 200
+    # the delays really do spread over the build: both outcomes, and kills in mid-write
+    assert stats.killed >= 120
+    assert stats.switched >= 20 and stats.kept_old >= 100
+    assert stats.leftover_seen >= 20
+    assert stats.leftover_removed >= stats.leftover_seen
+
+
+def test_rel_real_cli_builds_killed_at_random_moments(tmp_path: Path) -> None:
+    stats = crash_trials(tmp_path, 12, mode="exec", seed=5)
+    assert stats.trials == 12
+    assert stats.killed >= 8
+    assert stats.by_version.keys() <= {"A", "B"}

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, RagLabError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
@@ -66,6 +67,18 @@ def _as_of(text: str | None) -> date | None:
         raise ConfigError(f"--as-of {text!r} is not a date; write YYYY-MM-DD") from None
 
 
+def _principal(args: argparse.Namespace) -> Principal | None:
+    name, groups = getattr(args, "as_name", None), getattr(args, "groups", None)
+    if name is None:
+        if groups:
+            raise ConfigError("--groups needs --as NAME")
+        return None
+    wanted = [g for g in (groups or "").split(",") if g]
+    if parse_groups(wanted) is None and wanted:
+        raise ConfigError(f"--groups {groups!r}: group names are letters, digits, _ . - separated by commas")
+    return Principal(name, frozenset(wanted))
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
 
@@ -96,6 +109,7 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         ordering=args.ordering,
         dedup=not args.no_dedup,
         as_of=_as_of(args.as_of),
+        principal=_principal(args),
     )
 
 
@@ -145,7 +159,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         if args.root is None or args.questions is None:
             raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
-        report = evaluate_file(args.root, args.questions, index_path=args.index)
+        report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
     if args.json:
         _emit_json(report)
     else:
@@ -173,7 +187,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in diffs:
             print(f"  {line}")
     else:
-        print(" ".join(str(x) for x in ("replay identical:", after["status"], after["reason"], after["answer"]) if x))
+        print(
+            " ".join(
+                str(x) for x in ("replay identical:", after["status"], after["reason"], after["answer"]) if x
+            )
+        )
     return EXIT_OK if not diffs else EXIT_REPLAY_DIFFERS
 
 
@@ -261,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--min-coverage", type=float, help="exit 4 when answerable coverage is below this")
     p.add_argument("--max-unsupported", type=int, help="exit 4 when more unsupported answers than this")
+    _principal_options(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
@@ -286,6 +305,14 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
     p.add_argument("--no-dedup", action="store_true", help="keep byte-identical copies in the context")
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
+        _principal_options(p)
+
+
+def _principal_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--as", dest="as_name", metavar="NAME", help="ask as this caller (sees public + its groups)"
+    )
+    p.add_argument("--groups", help="the caller's groups, comma-separated (with --as)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -63,6 +63,7 @@ class SupportType(StrEnum):
 
 
 SUPPORT_SCOPE = "complete_current_subject_field_source_set"
+VISIBLE_SUPPORT_SCOPE = "complete_current_visible_subject_field_source_set"
 IMAGE_SUPPORT_SCOPE = "complete_current_image_attribute_set"
 
 #: Fields kept in the index as data but never returned as an answer value.

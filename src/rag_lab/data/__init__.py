@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_lab.data.access import NOBODY, PUBLIC, AccessRules
 from rag_lab.data.corpus import CorpusFile, Fingerprint, check_root, sha256_hex, walk
 from rag_lab.data.documents import evidence_id, parse_document
 from rag_lab.errors import SourceFileError
@@ -31,6 +32,8 @@ class FileRecord:
     error: str | None = None
     warnings: list[tuple[int, str]] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
+    access: list[str] = field(default_factory=list)
+    acl: str = PUBLIC  # data/access.py
 
 
 def image_unit(source: str, sha256: str, features: dict[str, object]) -> Unit:
@@ -50,8 +53,26 @@ def image_unit(source: str, sha256: str, features: dict[str, object]) -> Unit:
     return unit
 
 
-def read_record(root: Path, item: CorpusFile) -> FileRecord:
-    """Read, hash and parse one corpus file; a bad file becomes an error record."""
+def read_record(root: Path, item: CorpusFile, rules: AccessRules | None = None) -> FileRecord:
+    """Read, hash and parse one corpus file; a bad file becomes an error record.
+
+    A file that cannot be parsed cannot show its label, so it is hidden (fail closed).
+    """
+    record = _read_record(root, item)
+    if item.kind == "access":
+        return record
+    inline = record.access if record.error is None else []
+    acl, problem = (rules or AccessRules([])).label(item.path, inline)
+    record.acl = NOBODY if record.error is not None else acl
+    if problem is not None:
+        record.warnings.append((0, f"access: {problem}"))
+    if record.acl != PUBLIC:
+        for unit in record.units:
+            unit["acl"] = record.acl
+    return record
+
+
+def _read_record(root: Path, item: CorpusFile) -> FileRecord:
     record = FileRecord(item.path, item.kind, None, item.fingerprint, item.error)
     if item.error is not None:
         return record
@@ -62,9 +83,11 @@ def read_record(root: Path, item: CorpusFile) -> FileRecord:
         return record
     record.sha256 = sha256_hex(data)
     try:
+        if item.kind == "access":
+            return record
         if item.kind == "document":
             parsed = parse_document(item.path, data, record.sha256)
-            record.units, record.warnings = parsed.units, parsed.warnings
+            record.units, record.warnings, record.access = parsed.units, parsed.warnings, parsed.access
         else:
             from rag_lab.data.images import ImageMeasureError, measure_png
 
@@ -80,8 +103,9 @@ def read_record(root: Path, item: CorpusFile) -> FileRecord:
 def iter_records(root: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[FileRecord]:
     base = check_root(root)
     items = list(walk(base))
+    rules = AccessRules.load(base)
     for done, item in enumerate(items, 1):
-        yield read_record(base, item)
+        yield read_record(base, item, rules)
         if progress is not None:
             progress(done, len(items))
 

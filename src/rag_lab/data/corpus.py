@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_lab.data.access import SIDECAR
 from rag_lab.errors import CorpusError
 
 KINDS = {"documents": ".md", "images": ".png"}
@@ -78,6 +79,9 @@ def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
                 elif entry.name.endswith(suffix):
                     rel = Path(entry.path).relative_to(base).as_posix()
                     found.append((rel, kind, entry))
+    for entry in os.scandir(base):
+        if entry.name == SIDECAR and entry.is_file(follow_symlinks=False):
+            found.append((SIDECAR, "access", entry))
     found.sort(key=lambda item: item[0])
     for rel, kind, entry in found:
         if entry.is_symlink():
@@ -93,3 +97,20 @@ def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def walk_one(root: Path, path: str) -> Iterator[CorpusFile]:
+    """The corpus entry for one relative path, if that file (still) exists."""
+    full = root / path
+    kind = (
+        "document" if path.startswith("documents/") else "image" if path.startswith("images/") else "access"
+    )
+    try:
+        if full.is_symlink():
+            target = full.resolve()
+            if not _is_inside(target, root.resolve()) or not target.is_file():
+                yield CorpusFile(path, kind, None, "symlink points outside ROOT or to no file; not indexed")
+                return
+        yield CorpusFile(path, kind, Fingerprint.of(full.stat()))
+    except OSError:
+        return

@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import date
 
+from rag_lab.data.access import ACCESS_FIELD
 from rag_lab.errors import SourceFileError
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD, Modality, Unit
 
@@ -26,6 +27,7 @@ class ParsedDocument:
 
     units: list[Unit]
     warnings: list[tuple[int, str]] = field(default_factory=list)
+    access: list[str] = field(default_factory=list)  # raw 权限 values (data/access.py)
 
 
 def evidence_id(source: str, span: tuple[int, int] | None, sha256: str) -> str:
@@ -97,6 +99,9 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         name, value = split
         if name == SUBJECT_FIELD:
             subject = value
+            continue
+        if name == ACCESS_FIELD:
+            parsed.access.append(value)
             continue
         if subject is None:
             parsed.warnings.append(

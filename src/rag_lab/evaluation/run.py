@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.evaluation.citations import recheck
 from rag_lab.evaluation.questions import load_questions
 from rag_lab.records import Status
@@ -64,6 +65,7 @@ def evaluate(
     *,
     index_path: str | os.PathLike[str] | None = None,
     name: str = "questions",
+    principal: Principal | None = None,
 ) -> dict[str, Any]:
     """Run every question and build the report (keys documented in docs/evaluation.md)."""
     base = Path(root)
@@ -78,6 +80,7 @@ def evaluate(
             top_k=item.get("top_k", 5),
             budget=item.get("budget", 1200),
             as_of=date.fromisoformat(item["as_of"]) if "as_of" in item else None,
+            principal=principal,
         )
         counters.update(result["trace"]["counters"])
         rows.append(judge(item, result))
@@ -166,8 +169,11 @@ def evaluate_file(
     questions: str | os.PathLike[str],
     *,
     index_path: str | os.PathLike[str] | None = None,
+    principal: Principal | None = None,
 ) -> dict[str, Any]:
-    return evaluate(root, load_questions(questions), index_path=index_path, name=Path(questions).name)
+    return evaluate(
+        root, load_questions(questions), index_path=index_path, name=Path(questions).name, principal=principal
+    )
 
 
 def evaluate_demo() -> dict[str, Any]:

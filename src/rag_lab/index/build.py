@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from rag_lab.data import FileRecord, Progress, iter_records
+from rag_lab.data.access import PUBLIC
 from rag_lab.data.corpus import check_root
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import codes_of, normalise, search_text
@@ -34,7 +35,7 @@ INDEX_NAME = "index.sqlite"
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT_COLUMNS = (
-    "evidence_id source sha256 span line text subject field value modality valid_from valid_to"
+    "evidence_id source sha256 span line text subject field value modality valid_from valid_to acl"
 ).split()
 
 
@@ -168,6 +169,7 @@ def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: Bui
                 fp and fp.ctime_ns,
                 fp and fp.inode,
                 rec.error,
+                rec.acl,
             )
         )
         if rec.error is not None:
@@ -178,7 +180,7 @@ def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: Bui
             [(rec.path, line, msg) for line, msg in rec.warnings],
         )
         units.extend(rec.units)
-    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     summary.files = len(records)
     return units
 
@@ -202,29 +204,34 @@ def _unit_row(rowid: int, unit: Unit) -> tuple[Any, ...]:
         unit.get("valid_from"),
         unit.get("valid_to"),
         json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None,
+        unit.get("acl", PUBLIC),
     )
 
 
 def _write_units(db: sqlite3.Connection, units: list[Unit]) -> None:
     db.executemany(
-        "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (_unit_row(i, u) for i, u in enumerate(units, 1)),
     )
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str, str, str], int] = {}
     for unit in units:
         for kind in ("subject", "field"):
             if unit[kind] is not None:
-                key = (unit[kind], kind)
+                key = (unit[kind], kind, unit.get("acl", PUBLIC))
                 counts[key] = counts.get(key, 0) + 1
-    db.executemany("INSERT INTO names VALUES (?, ?, ?)", [(n, k, c) for (n, k), c in sorted(counts.items())])
+    db.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(counts.items())])
     db.executemany(
-        "INSERT INTO images VALUES (?, ?, ?, ?)",
-        [(i, u["color"], u["size"], u["shape"]) for i, u in enumerate(units, 1) if u["modality"] == "image"],
+        "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
+        [
+            (i, u["color"], u["size"], u["shape"], u.get("acl", PUBLIC))
+            for i, u in enumerate(units, 1)
+            if u["modality"] == "image"
+        ],
     )
 
 
 def _write_postings(db: sqlite3.Connection, units: list[Unit]) -> None:
-    """BM25 postings per term: unit ids (int32, ascending) and their tf weights (float32)."""
+    """BM25 postings per (term, ACL): unit ids ascending, raw tf and unit length (int32 each)."""
     if not units:
         return
     texts = [normalise(search_text(u)) for u in units]
@@ -232,24 +239,39 @@ def _write_postings(db: sqlite3.Connection, units: list[Unit]) -> None:
     codes, valid = codes_of("\0".join(texts) + "\0")
     owner = np.repeat(np.arange(1, len(units) + 1, dtype=np.int64), lengths)
     codes, owner = codes[valid], owner[valid]
-    doc_len = np.bincount(owner, minlength=len(units) + 1).astype(np.float64)
-    avg_len = max(float(doc_len[1:].mean()), 1.0)
-    order = np.lexsort((owner, codes))
-    codes, owner = codes[order], owner[order]
+    doc_len = np.bincount(owner, minlength=len(units) + 1)
+    acl_names = sorted({u.get("acl", PUBLIC) for u in units})
+    acl_of = np.array([0] + [acl_names.index(u.get("acl", PUBLIC)) for u in units], dtype=np.int64)
+    db.executemany(
+        "INSERT INTO acl_stats VALUES (?, ?, ?)",
+        [
+            (name, int((acl_of[1:] == i).sum()), int(doc_len[1:][acl_of[1:] == i].sum()))
+            for i, name in enumerate(acl_names)
+        ],
+    )
+    group = acl_of[owner]
+    order = np.lexsort((owner, codes, group))
+    codes, owner, group = codes[order], owner[order], group[order]
     new_pair = np.ones(codes.size, dtype=bool)
     new_pair[1:] = (codes[1:] != codes[:-1]) | (owner[1:] != owner[:-1])
     starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, codes.size)).astype(np.float64)
-    p_codes, p_owner = codes[starts], owner[starts]
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * doc_len[p_owner] / avg_len)
-    weight = (tf * (BM25_K1 + 1) / (tf + norm)).astype(np.float32)
-    term_start = np.flatnonzero(np.append(True, p_codes[1:] != p_codes[:-1]))
-    bounds = np.append(term_start, p_codes.size)
-    ids32 = p_owner.astype(np.int32)
+    tf = np.diff(np.append(starts, codes.size)).astype(np.int32)
+    p_codes, p_owner, p_group = codes[starts], owner[starts], group[starts]
+    new_term = np.ones(p_codes.size, dtype=bool)
+    new_term[1:] = (p_codes[1:] != p_codes[:-1]) | (p_group[1:] != p_group[:-1])
+    bounds = np.append(np.flatnonzero(new_term), p_codes.size)
+    ids32, lens32 = p_owner.astype(np.int32), doc_len[p_owner].astype(np.int32)
     db.executemany(
-        "INSERT INTO postings VALUES (?, ?, ?, ?)",
+        "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
         (
-            (int(p_codes[a]), int(b - a), ids32[a:b].tobytes(), weight[a:b].tobytes())
+            (
+                int(p_codes[a]),
+                acl_names[int(p_group[a])],
+                int(b - a),
+                ids32[a:b].tobytes(),
+                tf[a:b].tobytes(),
+                lens32[a:b].tobytes(),
+            )
             for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
         ),
     )

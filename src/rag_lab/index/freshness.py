@@ -14,7 +14,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_lab.data.corpus import sha256_hex, walk
+from rag_lab.data import read_record
+from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
+from rag_lab.data.corpus import sha256_hex, walk, walk_one
 from rag_lab.index.store import Index
 
 
@@ -46,7 +48,11 @@ def file_changed(root: Path, path: str, snap: tuple[object, ...]) -> bool:
 
 
 def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
-    """Compare the corpus on disk with the index snapshot (see module docstring)."""
+    """Compare the corpus on disk with the index snapshot (see module docstring).
+
+    With a principal, only changes to files that principal may read (before or after
+    the change) are reported: a hidden file's edits are neither named nor counted.
+    """
     base = Path(root)
     snapshot = index.snapshot()
     changes = Changes()
@@ -68,4 +74,29 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
         if file_changed(base, item.path, snap):
             changes.modified.append(item.path)
     changes.deleted = sorted(set(snapshot) - seen)
+    if index.principal is not None and changes.stale:
+        _hide_invisible(base, index, snapshot, changes)
     return changes
+
+
+def _hide_invisible(
+    base: Path, index: Index, snapshot: dict[str, tuple[object, ...]], changes: Changes
+) -> None:
+    rules = AccessRules.load(base)
+    visible = set(index.visible)
+
+    def current_acl(path: str) -> str:
+        item = next((i for i in walk_one(base, path)), None)
+        return NOBODY if item is None else read_record(base, item, rules).acl
+
+    def seen_by_caller(path: str) -> bool:
+        if path == SIDECAR:
+            return True
+        old = snapshot.get(path)
+        return (old is not None and old[6] in visible) or (
+            path not in changes.deleted and current_acl(path) in visible
+        )
+
+    changes.added = [p for p in changes.added if seen_by_caller(p)]
+    changes.modified = [p for p in changes.modified if seen_by_caller(p)]
+    changes.deleted = [p for p in changes.deleted if seen_by_caller(p)]

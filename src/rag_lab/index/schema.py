@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
     path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, sha256 TEXT,
-    mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT
+    mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT, acl TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE TABLE units (
@@ -16,13 +16,17 @@ CREATE TABLE units (
     evidence_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, sha256 TEXT NOT NULL,
     span_start INTEGER, span_end INTEGER, line INTEGER, text TEXT NOT NULL,
     subject TEXT, field TEXT, value TEXT NOT NULL, modality TEXT NOT NULL,
-    valid_from TEXT, valid_to TEXT, extra TEXT
+    valid_from TEXT, valid_to TEXT, extra TEXT, acl TEXT NOT NULL
 );
-CREATE TABLE names (name TEXT NOT NULL, kind TEXT NOT NULL, units INTEGER NOT NULL,
-                    PRIMARY KEY (name, kind)) WITHOUT ROWID;
-CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT);
-CREATE TABLE postings (term INTEGER PRIMARY KEY, df INTEGER NOT NULL,
-                       ids BLOB NOT NULL, weights BLOB NOT NULL);
+CREATE TABLE names (name TEXT NOT NULL, kind TEXT NOT NULL, acl TEXT NOT NULL, units INTEGER NOT NULL,
+                    PRIMARY KEY (name, kind, acl)) WITHOUT ROWID;
+CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT, acl TEXT NOT NULL);
+-- BM25 postings per (term, ACL): unit ids, term frequencies and unit lengths (int32 each),
+-- so a caller's scores use statistics of the units it may see, and nothing else.
+CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT NULL,
+                       ids BLOB NOT NULL, tfs BLOB NOT NULL, lens BLOB NOT NULL,
+                       PRIMARY KEY (term, acl)) WITHOUT ROWID;
+CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 # Built after the bulk insert: cheaper than maintaining them row by row.

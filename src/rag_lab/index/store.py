@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.errors import IndexError_
 from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.records import Unit
@@ -60,13 +61,18 @@ def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
 class Index:
     """A read-only view of one index file."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], principal: Principal | None = None) -> None:
         self.path = Path(path)
+        self.principal = principal
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self.config: dict[str, Any] = json.loads(meta["config"])
-            self.unit_count = int(meta["units"])
+            acls = [r[0] for r in self._db.execute("SELECT acl FROM acl_stats UNION SELECT acl FROM files")]
+            self.visible = visible_acls(acls, principal)
+            stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
+            self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
+            self.total_len = sum(t for acl, _, t in stats if acl in self.visible)
         except (sqlite3.DatabaseError, KeyError, ValueError) as exc:
             self._db.close()
             raise IndexError_(
@@ -111,12 +117,20 @@ class Index:
         self.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Run ``sql``; the placeholder ``{visible}`` becomes the caller's ACL filter."""
+        if "{visible}" in sql:
+            before = sql[: sql.index("{visible}")].count("?")
+            sql = sql.replace("{visible}", f"acl IN ({','.join('?' * len(self.visible))})")
+            params = [*params[:before], *self.visible, *params[before:]]
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise IndexError_(
                 f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"
             ) from None
+
+    def may_see(self, unit: Unit) -> bool:
+        return unit.get("acl", PUBLIC) in self.visible
 
     @property
     def reserved_fields(self) -> frozenset[str]:
@@ -125,23 +139,27 @@ class Index:
     # -- units ---------------------------------------------------------------------------
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         """Every unit of ``(subject, field)`` in the whole corpus, in evidence_id order."""
-        rows = self._query(_SELECT_UNIT + " WHERE subject = ? AND field = ? ORDER BY id", (subject, field))
+        rows = self._query(
+            _SELECT_UNIT + " WHERE subject = ? AND field = ? AND {visible} ORDER BY id", (subject, field)
+        )
         return [_row_to_unit(r) for r in rows]
 
     def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
         found: dict[int, Unit] = {}
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
-            for row in self._query(_SELECT_UNIT + f" WHERE id IN ({marks})", chunk):
+            for row in self._query(_SELECT_UNIT + f" WHERE id IN ({marks}) AND {{visible}}", chunk):
                 found[row[0]] = _row_to_unit(row)
         return found
 
     def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
-        rows = self._query(_SELECT_UNIT + " WHERE evidence_id = ?", (evidence_id,))
+        rows = self._query(_SELECT_UNIT + " WHERE evidence_id = ? AND {visible}", (evidence_id,))
         return _row_to_unit(rows[0]) if rows else None
 
     def fields_of(self, subject: str) -> list[str]:
-        rows = self._query("SELECT DISTINCT field FROM units WHERE subject = ? ORDER BY field", (subject,))
+        rows = self._query(
+            "SELECT DISTINCT field FROM units WHERE subject = ? AND {visible} ORDER BY field", (subject,)
+        )
         return [r[0] for r in rows]
 
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
@@ -150,7 +168,7 @@ class Index:
         ids = [
             r[0]
             for r in self._query(
-                f"SELECT id FROM images WHERE {where} ORDER BY id",
+                f"SELECT id FROM images WHERE {where} AND {{visible}} ORDER BY id",
                 [attrs[k] for k in sorted(attrs)],
             )
         ]
@@ -164,40 +182,50 @@ class Index:
         known: dict[str, set[str]] = {}
         for chunk in _chunks(wanted):
             marks = ",".join("?" * len(chunk))
-            for name, kind in self._query(f"SELECT name, kind FROM names WHERE name IN ({marks})", chunk):
+            for name, kind in self._query(
+                f"SELECT name, kind FROM names WHERE name IN ({marks}) AND {{visible}}", chunk
+            ):
                 known.setdefault(name, set()).add(kind)
         return known
 
     def has_key(self, subject: str, field: str) -> bool:
-        rows = self._query("SELECT 1 FROM units WHERE subject = ? AND field = ? LIMIT 1", (subject, field))
+        rows = self._query(
+            "SELECT 1 FROM units WHERE subject = ? AND field = ? AND {visible} LIMIT 1", (subject, field)
+        )
         return bool(rows)
 
     def subjects_with_field(self, field: str, limit: int) -> list[str]:
         rows = self._query(
-            "SELECT DISTINCT subject FROM units WHERE field = ? ORDER BY subject LIMIT ?", (field, limit)
+            "SELECT DISTINCT subject FROM units WHERE field = ? AND {visible} ORDER BY subject LIMIT ?",
+            (field, limit),
         )
         return [r[0] for r in rows]
 
     def name_length_range(self) -> tuple[int, int]:
-        row = self._query("SELECT min(length(name)), max(length(name)) FROM names")[0]
+        row = self._query("SELECT min(length(name)), max(length(name)) FROM names WHERE {visible}")[0]
         return (row[0] or 0, row[1] or 0)
 
     # -- snapshot ------------------------------------------------------------------------
     def snapshot(self) -> dict[str, tuple[Any, ...]]:
-        """path → (size, mtime_ns, ctime_ns, inode, sha256, error) of every indexed file."""
-        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error FROM files")
+        """path → (size, mtime_ns, ctime_ns, inode, sha256, error, acl) of every indexed file."""
+        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files")
         return {r[0]: tuple(r[1:]) for r in rows}
 
     def snapshot_of(self, path: str) -> tuple[Any, ...] | None:
         rows = self._query(
-            "SELECT size, mtime_ns, ctime_ns, inode, sha256, error FROM files WHERE path = ?",
+            "SELECT size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files WHERE path = ?",
             (path,),
         )
         return tuple(rows[0]) if rows else None
 
     def file_problems(self) -> list[dict[str, Any]]:
-        errors = self._query("SELECT path, error FROM files WHERE error IS NOT NULL ORDER BY path")
-        warnings = self._query("SELECT path, line, message FROM file_warnings ORDER BY path, line")
+        errors = self._query(
+            "SELECT path, error FROM files WHERE error IS NOT NULL AND (acl = '!' OR {visible}) ORDER BY path"
+        )
+        warnings = self._query(
+            "SELECT w.path, w.line, w.message FROM file_warnings w JOIN files f ON f.path = w.path "
+            "WHERE f.acl = '!' OR f.{visible} ORDER BY w.path, w.line"
+        )
         return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + [
             {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
         ]
@@ -205,12 +233,24 @@ class Index:
     # -- postings ------------------------------------------------------------------------
     def postings(
         self, terms: Sequence[int]
-    ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float32]]]:
-        found = {}
+    ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
+        """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
+        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
+        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
+        parts: dict[int, list[tuple[bytes, bytes, bytes]]] = {}
         for chunk in _chunks(list(terms)):
             marks = ",".join("?" * len(chunk))
-            for term, df, ids, weights in self._query(
-                f"SELECT term, df, ids, weights FROM postings WHERE term IN ({marks})", chunk
+            for term, ids, tfs, lens in self._query(
+                f"SELECT term, ids, tfs, lens FROM postings WHERE term IN ({marks}) AND {{visible}} ORDER BY term, acl",
+                chunk,
             ):
-                found[term] = (df, np.frombuffer(ids, np.int32), np.frombuffer(weights, np.float32))
+                parts.setdefault(term, []).append((ids, tfs, lens))
+        found = {}
+        for term, blobs in parts.items():
+            ids = np.concatenate([np.frombuffer(i, np.int32) for i, _, _ in blobs])
+            tf = np.concatenate([np.frombuffer(t, np.int32) for _, t, _ in blobs]).astype(np.float64)
+            dl = np.concatenate([np.frombuffer(n, np.int32) for _, _, n in blobs]).astype(np.float64)
+            order = np.argsort(ids, kind="stable")
+            weight = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
+            found[term] = (int(ids.size), ids[order], weight[order])
         return found

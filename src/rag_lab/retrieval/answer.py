@@ -16,9 +16,11 @@ from dataclasses import field as dc_field
 from datetime import date
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.records import (
     IMAGE_SUPPORT_SCOPE,
     SUPPORT_SCOPE,
+    VISIBLE_SUPPORT_SCOPE,
     Candidate,
     Modality,
     Reason,
@@ -246,6 +248,7 @@ def answer(
     retrieved: list[Candidate] | None = None,
     as_of: date | None = None,
     trace: Trace | None = None,
+    principal: Principal | None = None,
 ) -> Result:
     """Decide on ``question`` from the packed ``candidates`` (seed API, SPEC §3.5).
 
@@ -255,9 +258,11 @@ def answer(
     """
     check_question(question)
     trace = trace if trace is not None else Trace()
-    source: EvidenceSource = index if index is not None else CorpusSource(root)
+    source: EvidenceSource = index if index is not None else CorpusSource(root, principal=principal)
     decider = Decider(root, source, trace, as_of or date.today())
-    kept, pool = _units(candidates), _units(retrieved) or _units(candidates)
+    # Units the caller may not read are not evidence for it: dropped before anything looks at them.
+    kept = [u for u in _units(candidates) if source.may_see(u)]
+    pool = [u for u in _units(retrieved) or _units(candidates) if source.may_see(u)]
     try:
         for unit in kept:
             decider.verify(unit, "context")
@@ -333,12 +338,18 @@ def _result(
         trace,
         answer=text,
         citations=cited,
-        support_scope=(IMAGE_SUPPORT_SCOPE if image else SUPPORT_SCOPE) if audited else None,
+        support_scope=_scope(image, source) if audited else None,
         same_key_sources_checked=checked,
         independent_sources=independent,
         duplicates_merged=checked - independent,
         slots=[s.as_dict() for s in slots],
     )
+
+
+def _scope(image: bool, source: EvidenceSource) -> str:
+    if image:
+        return IMAGE_SUPPORT_SCOPE
+    return SUPPORT_SCOPE if source.principal is None else VISIBLE_SUPPORT_SCOPE
 
 
 def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, trace: Trace) -> Result:

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
@@ -110,14 +111,17 @@ def query_once(
     dedup: bool = True,
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
+    principal: Principal | None = None,
 ) -> Result:
     """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6)."""
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
     path = Path(index_path) if index_path is not None else default_index_path(root)
-    with Index(path) as index:
+    with Index(path, principal) as index:
         trace = Trace({**config, "index": index.config}, question=question)
+        if principal is not None:
+            trace.add("principal", name=principal.name, groups=sorted(principal.groups))
         changes = check_freshness(root, index)
         trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
         if changes.stale:

@@ -42,14 +42,14 @@ def retrieve(question: str, index: Index, top_k: int = 5) -> list[Candidate]:
         return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
     ids = np.concatenate([p[1] for _, p in pool])
-    weights = np.concatenate([p[2].astype(np.float64) * idf(p[0]) for _, p in pool])
+    weights = np.concatenate([p[2] * idf(p[0]) for _, p in pool])
     unique, inverse = np.unique(ids, return_inverse=True)
     scores = np.bincount(inverse, weights=weights)
     for _, (df, term_ids, term_weights) in rest:
         pos = np.searchsorted(term_ids, unique)
         pos_in = np.minimum(pos, term_ids.size - 1)
         hit = term_ids[pos_in] == unique
-        scores[hit] += term_weights[pos_in[hit]].astype(np.float64) * idf(df)
+        scores[hit] += term_weights[pos_in[hit]] * idf(df)
     order = np.lexsort((unique, -scores))[:top_k]
     chosen = [int(unique[i]) for i in order]
     units = index.units_by_ids(chosen)

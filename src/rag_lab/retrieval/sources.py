@@ -13,12 +13,16 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from rag_lab.data import extract_corpus
+from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Modality, Unit
 
 
 class EvidenceSource(Protocol):
     @property
     def reserved_fields(self) -> frozenset[str]: ...
+    @property
+    def principal(self) -> Principal | None: ...
+    def may_see(self, unit: Unit) -> bool: ...
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]: ...
     def name_length_range(self) -> tuple[int, int]: ...
     def has_key(self, subject: str, field: str) -> bool: ...
@@ -31,9 +35,20 @@ class EvidenceSource(Protocol):
 class CorpusSource:
     """An :class:`EvidenceSource` read from the current files (whole-corpus scan)."""
 
-    def __init__(self, root: str | os.PathLike[str], reserved_fields: frozenset[str] | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        reserved_fields: frozenset[str] | None = None,
+        principal: Principal | None = None,
+    ) -> None:
         self._reserved = reserved_fields or DEFAULT_RESERVED_FIELDS
-        units = sorted((u for rec in extract_corpus(root) for u in rec.units), key=lambda u: u["evidence_id"])
+        self._principal = principal
+        records = extract_corpus(root)
+        self._visible = set(visible_acls({r.acl for r in records}, principal))
+        units = sorted(
+            (u for rec in records if rec.acl in self._visible for u in rec.units),
+            key=lambda u: u["evidence_id"],
+        )
         self._by_key: dict[tuple[str, str], list[Unit]] = {}
         self._names: dict[str, set[str]] = {}
         self._images = [u for u in units if u["modality"] == Modality.IMAGE]
@@ -47,6 +62,13 @@ class CorpusSource:
     @property
     def reserved_fields(self) -> frozenset[str]:
         return self._reserved
+
+    @property
+    def principal(self) -> Principal | None:
+        return self._principal
+
+    def may_see(self, unit: Unit) -> bool:
+        return unit.get("acl", PUBLIC) in self._visible
 
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         return {c: set(self._names[c]) for c in set(candidates) if c in self._names}

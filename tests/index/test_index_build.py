@@ -10,6 +10,7 @@ import pytest
 
 from rag_lab.errors import IndexError_, RagLabError
 from rag_lab.index import Index, build_index, check_freshness, default_index_path
+from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.retrieval import query_once
 
 MakeCorpus = Callable[..., Path]
@@ -170,8 +171,11 @@ def test_sqlite_file_of_another_kind_raises(tmp_path: Path) -> None:
 def test_other_schema_version_raises(indexed_demo: Path) -> None:
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 1', '\"schema_version\": 99')")
+    db.execute(
+        "UPDATE meta SET value = replace(value, ?, ?) WHERE key = 'config'",
+        (f'"schema_version": {SCHEMA_VERSION}', '"schema_version": 99'),
+    )
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 99, this rag_lab reads version 1"):
+    with pytest.raises(IndexError_, match=f"has schema version 99, this rag_lab reads version {SCHEMA_VERSION}"):
         Index(path)

@@ -1,0 +1,136 @@
+"""Question understanding and typed refusals; ranking order and ties."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rag_lab.errors import ConfigError, QuestionError
+from rag_lab.index import Index, build_index, default_index_path
+from rag_lab.retrieval import query_once, retrieve
+
+MakeCorpus = Callable[..., Path]
+LONG_HOURS = "周二至周五十四点到十七点，节假日另行通知。"
+
+
+def test_subject_only_needs_clarification(indexed_demo: Path) -> None:
+    result = query_once("借阅台", indexed_demo)
+    assert (result["status"], result["reason"], result["answer"]) == (
+        "needs_clarification",
+        "subject_without_field",
+        None,
+    )
+    assert result["clarification"] == {"subject": "借阅台", "fields": ["借用期限", "地点", "开放时间", "联系电话", "负责人"]}
+
+
+def test_field_only_needs_clarification(indexed_demo: Path) -> None:
+    result = query_once("开放时间是几点？", indexed_demo)
+    assert (result["status"], result["reason"]) == ("needs_clarification", "field_without_subject")
+    clarification = result["clarification"]
+    assert clarification["field"] == "开放时间"
+    assert {"借阅台", "打印室", "新台"} <= set(clarification["subjects"])
+    assert clarification["subjects"] == sorted(clarification["subjects"])
+
+
+def test_subject_without_that_field_is_no_supporting_evidence(indexed_demo: Path) -> None:
+    result = query_once("借阅台 容量", indexed_demo)
+    assert (result["status"], result["reason"], result["answer"]) == ("refused", "no_supporting_evidence", None)
+    assert "借阅台 has no field 容量" in result["message"]
+
+
+def test_longest_subject_match_wins(indexed_demo: Path) -> None:
+    assert query_once("高等数学 学分", indexed_demo)["answer"] == "五学分"
+    assert query_once("数学 学分", indexed_demo)["answer"] == "三学分"
+
+
+def test_conjunction_makes_two_slots(indexed_demo: Path) -> None:
+    result = query_once("借阅台和测试台的开放时间", indexed_demo)
+    assert (result["status"], result["reason"]) == ("partial", "partial_support")
+    assert [(s["subject"], s["status"], s["reason"]) for s in result["slots"]] == [
+        ("借阅台", "answered", None),
+        ("测试台", "refused", "conflicting_evidence"),
+    ]
+
+
+@pytest.fixture
+def competing(make_corpus: MakeCorpus) -> Path:
+    root = make_corpus(
+        {
+            "documents/lib.md": f"主题：借阅台\n开放时间：{LONG_HOURS}\n",
+            "documents/board.md": "主题：公告栏\n备注：借阅台开放时间借阅台开放时间\n",
+        }
+    )
+    build_index(root)
+    return root
+
+
+def test_competing_unit_outranks_the_asked_key(competing: Path) -> None:
+    with Index(default_index_path(competing)) as index:
+        ranked = retrieve("借阅台 开放时间", index, top_k=2)
+    assert [c["evidence"]["source"] for c in ranked] == ["documents/board.md", "documents/lib.md"]
+    assert ranked[0]["score"] > ranked[1]["score"]
+
+
+def test_evidence_not_retrieved(competing: Path) -> None:
+    result = query_once("借阅台 开放时间", competing, top_k=1)
+    assert (result["status"], result["reason"], result["answer"]) == ("refused", "evidence_not_retrieved", None)
+    assert result["citations"] == []  # the same-key map is not used to fill the hole
+    assert query_once("借阅台 开放时间", competing, top_k=2)["answer"] == LONG_HOURS
+
+
+def test_excluded_by_budget(competing: Path) -> None:
+    result = query_once("借阅台 开放时间", competing, top_k=2, budget=20)
+    assert (result["status"], result["reason"], result["answer"]) == ("refused", "excluded_by_budget", None)
+    pack = next(e for e in result["trace"]["events"] if e["step"] == "pack")
+    assert [s["characters"] for s in pack["skipped"]] == [len(f"开放时间：{LONG_HOURS}")]
+    assert pack["characters"] == len("备注：借阅台开放时间借阅台开放时间")
+    enough = len("备注：借阅台开放时间借阅台开放时间") + len(f"开放时间：{LONG_HOURS}")
+    assert query_once("借阅台 开放时间", competing, top_k=2, budget=enough)["answer"] == LONG_HOURS
+    assert query_once("借阅台 开放时间", competing, top_k=2, budget=enough - 1)["reason"] == "excluded_by_budget"
+
+
+def test_budget_zero_excludes_everything(indexed_demo: Path) -> None:
+    result = query_once("借阅台 开放时间", indexed_demo, budget=0)
+    assert (result["reason"], result["trace"]["counters"]["empty_context"]) == ("excluded_by_budget", 1)
+
+
+def test_ranking_ties_are_broken_by_evidence_id(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({f"documents/{name}.md": "主题：新台\n开放时间：上午九点。\n" for name in "qwertyuiop"})
+    build_index(root)
+    with Index(default_index_path(root)) as index:
+        ranked = retrieve("新台 开放时间", index, top_k=10)
+        first_four = retrieve("新台 开放时间", index, top_k=4)
+    assert len({c["score"] for c in ranked}) == 1
+    ids = [c["evidence"]["evidence_id"] for c in ranked]
+    assert ids == sorted(ids) and len(ids) == 10
+    assert [c["evidence"]["evidence_id"] for c in first_four] == ids[:4]
+
+
+def test_ranking_prefers_the_matching_subject(indexed_demo: Path) -> None:
+    with Index(default_index_path(indexed_demo)) as index:
+        ranked = retrieve("借阅台 开放时间", index, top_k=5)
+    assert ranked[0]["evidence"]["text"] == "开放时间：周二至周五十四点到十七点。"
+    scores = [c["score"] for c in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_retrieve_with_no_known_term_is_empty(indexed_demo: Path) -> None:
+    with Index(default_index_path(indexed_demo)) as index:
+        assert retrieve("😀😀", index) == []
+
+
+@pytest.mark.parametrize("top_k", [0, -1, True, 2.5])
+def test_bad_top_k_is_a_config_error(indexed_demo: Path, top_k: object) -> None:
+    with pytest.raises(ConfigError, match="top_k must be a whole number"):
+        query_once("借阅台 开放时间", indexed_demo, top_k=top_k)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [("", "the question is empty"), ("  ", "the question is empty"), ("借阅台\x00开放时间", r"control character U\+0000 at code point 3"), ("问" * 501, "limit is 500")],
+)
+def test_unaskable_question_is_a_question_error(indexed_demo: Path, question: str, message: str) -> None:
+    with pytest.raises(QuestionError, match=message):
+        query_once(question, indexed_demo)

@@ -1,0 +1,79 @@
+"""The package's shape: the curated public API, one-way imports, documented commands and reasons."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import rag_lab
+from rag_lab.cli import build_parser
+from rag_lab.records import Reason
+
+SRC = Path(rag_lab.__file__).parent
+ROOT = SRC.parent.parent
+LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
+# Each stage may import only stages to its left (plus itself); cli and server import anything below them.
+ALLOWED = {
+    "errors": set(),
+    "records": {"errors"},
+    "data": {"errors", "records"},
+    "index": {"errors", "records", "data"},
+    "retrieval": {"errors", "records", "data", "index"},
+    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
+    "render": {"records"},
+    "demo": {"errors", "records", "data", "index", "retrieval"},
+    "cli": set(LAYERS) - {"server"},
+    "server": set(LAYERS) - {"cli"},
+}
+
+
+def test_public_api_is_pinned() -> None:
+    assert rag_lab.__all__ == sorted(rag_lab.__all__)
+    assert rag_lab.__all__ == [
+        "ConfigError", "CorpusError", "Index", "IndexError_", "Modality", "Principal", "QuestionError",
+        "QuestionSetError", "RagLabError", "Reason", "SourceFileError", "Status", "SupportType", "TraceError",
+        "__version__", "answer", "build_index", "check_freshness", "evaluate", "evaluate_file",
+        "extract_documents", "load_questions", "pack_context", "query_once", "retrieve",
+    ]
+    for name in rag_lab.__all__:
+        assert hasattr(rag_lab, name), name
+
+
+def _stage(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0].removesuffix(".py")
+
+
+def test_imports_point_one_way() -> None:
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        stage = _stage(path)
+        if stage == "__init__":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rag_lab."):
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.startswith("rag_lab.")]
+            for name in names:
+                target = name.split(".")[1]
+                if target != stage and target not in ALLOWED.get(stage, set()):
+                    problems.append(f"{path.relative_to(SRC)} imports {name}")
+    assert problems == []
+
+
+def test_every_cli_command_is_in_the_readme_or_docs() -> None:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert set(commands) == {"index", "ask", "demo", "eval", "replay", "serve"}
+    for command in commands:
+        assert f"rag-lab {command}" in text, command
+        assert "Example:" in commands[command].description, command
+
+
+def test_every_refusal_reason_is_documented() -> None:
+    text = (ROOT / "docs" / "refusals.md").read_text(encoding="utf-8")
+    for reason in Reason:
+        assert f"`{reason.value}`" in text, reason

@@ -198,11 +198,6 @@ def test_one_bad_candidate_refuses_the_whole_request(library: tuple[Path, dict[s
     assert result["verification_failure"]["evidence_id"] == "ev_forged"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Decider.verify caches outcomes by evidence_id only, so a second kept unit that reuses "
-    "a verified unit's id with other bytes/hash/value is never checked (retrieval/answer.py)",
-)
 def test_forged_duplicate_of_a_verified_id_refuses(library: tuple[Path, dict[str, Any]]) -> None:
     root, unit = library
     forged = copy.deepcopy(unit)

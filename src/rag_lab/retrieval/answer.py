@@ -10,6 +10,7 @@ can prefer one side of a conflict.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -97,7 +98,8 @@ class Decider:
         self.verified: dict[str, Verification] = {}
 
     def verify(self, unit: Unit, purpose: str) -> None:
-        key = str(unit.get("evidence_id"))
+        # Keyed by the whole unit: a forged unit reusing a verified id is verified on its own.
+        key = json.dumps(unit, sort_keys=True, ensure_ascii=False, default=str)
         if key not in self.verified:
             outcome = verify_unit(unit, self.reader)
             self.verified[key] = outcome

@@ -26,6 +26,7 @@ from typing import Any
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
+from rag_lab.server.cache import CachedIndex
 from rag_lab.server.freshness import verdict
 from rag_lab.server.problems import ApiError, ErrorType, from_library
 from rag_lab.server.watch import CorpusWatcher
@@ -132,7 +133,7 @@ class ServerState:
         in between is noticed (and reopened) by the next request, never missed."""
         inode = self._inode()
         try:
-            return Index(self.index_path), -1 if inode is None else inode
+            return CachedIndex(str(self.index_path)), -1 if inode is None else inode
         except IndexError_ as exc:
             raise from_library(exc, self.index_path) from None
 

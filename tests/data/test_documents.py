@@ -223,3 +223,22 @@ def test_window_ending_before_it_starts_is_a_file_error() -> None:
 def test_two_different_start_dates_are_a_file_error() -> None:
     with pytest.raises(SourceFileError, match="line 3: a second, different 生效日期"):
         parse("主题：甲\n生效日期：2021-01-01\n生效日期：2022-01-01\n")
+
+
+def test_date_line_above_the_subject_still_bounds_the_document() -> None:
+    parsed = parse("生效日期：2020-01-01\n主题：甲\n地点：一楼\n")
+    assert [(u["field"], u.get("valid_from")) for u in parsed.units] == [("地点", "2020-01-01")]
+    assert parsed.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("生效日期 ：2020-01-01", "whitespace next to the full-width colon"),
+        ("失效日期： 2020-01-01", "whitespace next to the full-width colon"),
+        ("失效日期：", "has an empty value"),
+    ],
+)
+def test_unreadable_date_line_is_a_file_error_not_a_wider_window(line: str, problem: str) -> None:
+    with pytest.raises(SourceFileError, match=f"line 2: {line[:4]} line is malformed: .*{problem}"):
+        parse(f"主题：甲\n{line}\n地点：一楼\n")

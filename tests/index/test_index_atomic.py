@@ -49,16 +49,25 @@ def test_killed_builds_leave_the_previous_index_intact(tmp_path: Path) -> None:
     path.write_bytes(old_bytes)
 
     rng = random.Random(1234)
-    killed_before_done = 0
-    for _ in range(TRIALS):
+    killed_before_done = killed_mid_write = 0
+    for trial in range(TRIALS):
         proc = run_build(root)
-        time.sleep(rng.uniform(0.15, 0.95) * duration)
+        if trial % 2:
+            # odd trials: any moment of the build (start-up, reading the corpus, writing, renaming)
+            time.sleep(rng.uniform(0.15, 0.95) * duration)
+        else:
+            # even trials: right after the temporary index file appears, i.e. while it is written
+            deadline = time.monotonic() + 60
+            while not list(path.parent.glob(path.name + ".tmp-*")) and proc.poll() is None:
+                assert time.monotonic() < deadline, "the build never created its temporary file"
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0.0, 0.01))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
         leftovers = list(path.parent.glob(path.name + ".tmp-*"))
         if proc.returncode == -signal.SIGKILL:
             killed_before_done += 1
-            assert all(p.stat().st_size >= 0 for p in leftovers)
+            killed_mid_write += bool(leftovers)
         if path.read_bytes() != old_bytes:
             # the kill came after the rename: the new index must then be complete
             with Index(path) as index:
@@ -78,6 +87,7 @@ def test_killed_builds_leave_the_previous_index_intact(tmp_path: Path) -> None:
             db.close()
     # Timing on a shared machine varies; what matters is that most kills hit an unfinished build.
     assert killed_before_done >= TRIALS // 2, f"only {killed_before_done} of {TRIALS} kills hit a running build"
+    assert killed_mid_write >= 2, f"only {killed_mid_write} kills hit a build while it wrote its temporary file"
 
     summary = build_index(root)
     assert summary.units == DOCS * 3

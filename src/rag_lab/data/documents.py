@@ -86,6 +86,7 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     text = decode_document(source, data)
     parsed = ParsedDocument(units=[])
     subject: str | None = None
+    headless_dates: list[Unit] = []  # date lines above the first 主题 still bound the document
     for number, start, line in iter_lines(text):
         stripped = line.strip()
         if not stripped:
@@ -94,6 +95,10 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         if split is None:
             continue
         if isinstance(split, str):
+            head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
+            if head in DATE_FIELDS:
+                # a window we cannot read must not silently widen to "always valid"
+                raise SourceFileError(source, f"line {number}: {head} line is malformed: {split}")
             parsed.warnings.append((number, split))
             continue
         name, value = split
@@ -102,6 +107,9 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             continue
         if name == ACCESS_FIELD:
             parsed.access.append(value)
+            continue
+        if subject is None and name in DATE_FIELDS:
+            headless_dates.append({"field": name, "value": value, "line": number})
             continue
         if subject is None:
             parsed.warnings.append(
@@ -124,14 +132,14 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "modality": str(Modality.TEXT),
             }
         )
-    _apply_validity(source, parsed)
+    _apply_validity(source, parsed, headless_dates)
     return parsed
 
 
-def _apply_validity(source: str, parsed: ParsedDocument) -> None:
+def _apply_validity(source: str, parsed: ParsedDocument, headless: list[Unit]) -> None:
     """Copy the document's 生效日期/失效日期 (ISO dates) onto every unit of the document."""
     window: dict[str, str] = {}
-    for unit in parsed.units:
+    for unit in sorted(headless + parsed.units, key=lambda u: u["line"]):
         key = DATE_FIELDS.get(unit["field"])
         if key is None:
             continue

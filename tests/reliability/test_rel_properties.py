@@ -164,7 +164,7 @@ def test_rel_any_byte_change_in_a_cited_file_fails_verification(data: st.DataObj
         path.write_bytes(changed)
         outcome = verify_unit(unit, SourceReader(folder))
         assert not outcome.ok
-        assert outcome.failed_check == "sha256" and outcome.checks == ["path", "exists"]
+        assert outcome.failed_check == "sha256" and outcome.checks[:2] == ["path", "exists"]
         assert "documents/a.md now has sha256" in str(outcome.detail)
     finally:
         shutil.rmtree(folder)

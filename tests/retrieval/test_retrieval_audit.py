@@ -120,3 +120,48 @@ def test_answer_without_index_sees_an_edited_copy_outside_the_candidates(make_co
     a_only = [{"evidence": e, "score": 1.0} for e in entries if e["source"] == "documents/a.md"]
     result = answer("新台 开放时间", a_only, root)
     assert (result["reason"], result["same_key_sources_checked"]) == ("conflicting_evidence", 2)
+
+
+# --- validity windows (生效日期 / 失效日期) ----------------------------------------------------
+
+
+def test_unit_before_its_start_date_is_not_evidence(indexed_demo: Path) -> None:
+    from datetime import date
+
+    early = query_once("档案室 开放时间", indexed_demo, as_of=date(2019, 12, 31))
+    assert (early["status"], early["reason"], early["citations"]) == ("refused", "no_supporting_evidence", [])
+    assert "outside its validity window on 2019-12-31" in early["message"]
+    later = query_once("档案室 开放时间", indexed_demo, as_of=date(2020, 1, 1))
+    assert (later["status"], later["answer"]) == ("answered", "周二和周四下午两点到五点。")
+
+
+def test_explicit_end_date_retires_the_old_value(make_corpus: MakeCorpus) -> None:
+    from datetime import date
+
+    root = make_corpus(
+        {
+            "documents/old.md": "主题：新台\n失效日期：2021-01-01\n开放时间：上午九点。\n",
+            "documents/new.md": "主题：新台\n生效日期：2021-01-01\n开放时间：上午十点。\n",
+        }
+    )
+    build_index(root)
+    before = query_once("新台 开放时间", root, as_of=date(2020, 12, 31))
+    after = query_once("新台 开放时间", root, as_of=date(2021, 1, 1))
+    assert (before["answer"], [c["source"] for c in before["citations"]]) == (NINE, ["documents/old.md"])
+    assert (after["answer"], [c["source"] for c in after["citations"]]) == ("上午十点。", ["documents/new.md"])
+    audit = next(e for e in after["trace"]["events"] if e["step"] == "audit")
+    assert len(audit["out_of_window"]) == 1
+
+
+def test_later_start_date_alone_retires_nothing(make_corpus: MakeCorpus) -> None:
+    from datetime import date
+
+    root = make_corpus(
+        {
+            "documents/old.md": "主题：新台\n生效日期：2019-01-01\n开放时间：上午九点。\n",
+            "documents/new.md": "主题：新台\n生效日期：2021-01-01\n开放时间：上午十点。\n",
+        }
+    )
+    build_index(root)
+    result = query_once("新台 开放时间", root, as_of=date(2022, 1, 1))
+    assert (result["reason"], result["same_key_sources_checked"]) == ("conflicting_evidence", 2)

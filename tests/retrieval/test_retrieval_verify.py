@@ -51,6 +51,16 @@ def test_index_stale_after_delete(indexed_demo: Path) -> None:
     assert result["stale"]["deleted"] == ["documents/old_desk.md"]
 
 
+def test_stale_message_lists_at_most_twenty_paths(indexed_demo: Path) -> None:
+    for i in range(25):
+        (indexed_demo / "documents" / f"n{i:02d}.md").write_text("主题：甲\n地点：一楼\n", encoding="utf-8")
+    result = query_once("借阅台 开放时间", indexed_demo)
+    assert result["reason"] == "index_stale"
+    assert len(result["stale"]["added"]) == 25
+    assert "(25 file(s): " in result["message"]
+    assert "documents/n19.md …" in result["message"] and "documents/n20.md" not in result["message"]
+
+
 def test_rebuild_clears_staleness(indexed_demo: Path) -> None:
     (indexed_demo / "documents" / "old_desk.md").unlink()
     build_index(indexed_demo)

@@ -136,3 +136,17 @@ def test_readers_keep_answering_during_a_rebuild(client: TestClient, monkeypatch
         release.set()
         rebuild.join(10)
     assert results[0]["index_version"] == 2
+
+
+def test_a_watcher_that_cannot_start_falls_back_to_walking(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Any) -> None:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(state_module.CorpusWatcher, "start", refuse)
+    with TestClient(create_app(corpus)) as client:
+        health = client.get("/api/health").json()
+        assert health["watching"] is False
+        assert "inotify watch limit reached" in health["watcher_error"]
+        (corpus / "documents" / "library.md").write_text("主题：借阅台\n开放时间：全天\n", encoding="utf-8")
+        result = client.post("/api/ask", json=QUESTION).json()
+    assert result["stale"]["modified"] == ["documents/library.md"]

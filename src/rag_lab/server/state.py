@@ -56,7 +56,7 @@ class ServerState:
         self._versions = 0
         self._seq = 0
         self._events: dict[str, int] = {}
-        self._rescan: int | None = None if watch else 0
+        self._rescan: int | None = None
         self._verdicts: dict[str, tuple[int, int, str | None]] = {}
         self.watcher: CorpusWatcher | None = None
 
@@ -64,7 +64,12 @@ class ServerState:
     def start(self) -> None:
         if self.watch:
             self.watcher = CorpusWatcher(self.root, self.on_paths)
-            self.watcher.start()
+            try:
+                self.watcher.start()
+            except (OSError, RuntimeError) as exc:  # e.g. the inotify watch limit
+                self.watcher.error = f"cannot watch {self.root}: {exc}; every request walks the corpus"
+                self.watch = False
+                return
             with self._lock:
                 self._seq += 1
                 self._rescan = self._seq
@@ -82,6 +87,11 @@ class ServerState:
             current, self._current = self._current, None
         if current is not None:
             self._retire(current)
+
+    @property
+    def watching(self) -> bool:
+        """True while the watcher runs; otherwise every request walks the corpus."""
+        return self.watch and self.watcher is not None and self.watcher.running
 
     def on_paths(self, found: set[str | None]) -> None:
         """Called by the watcher thread with corpus paths (``None``: walk everything)."""
@@ -169,7 +179,7 @@ class ServerState:
             with self._lock:
                 # The build walked the corpus after `before`: earlier events are in it.
                 self._events = {p: s for p, s in self._events.items() if s > before}
-                if self._rescan is not None and self._rescan <= before and self.watch:
+                if self._rescan is not None and self._rescan <= before:
                     self._rescan = None
             out = summary.as_dict()
             out["index_version"] = version.number
@@ -180,13 +190,13 @@ class ServerState:
     # -- freshness -----------------------------------------------------------------------
     def changes(self, version: IndexVersion) -> Changes:
         """What changed since ``version``'s snapshot, paying only for reported paths."""
+        if not self.watching:
+            return check_freshness(self.root, version.index)
         with self._lock:
             rescan = self._rescan
             seen = self._seq
         if rescan is not None:
             walked = check_freshness(self.root, version.index)
-            if not self.watch:
-                return walked
             with self._lock:
                 for path in walked.paths():
                     self._events.setdefault(path, seen)
@@ -225,7 +235,7 @@ class ServerState:
             "status": "ok",
             "root": str(self.root),
             "index_path": str(self.index_path),
-            "watching": bool(self.watcher and self.watcher.running),
+            "watching": self.watching,
             "watcher_error": self.watcher.error if self.watcher else None,
         }
         try:

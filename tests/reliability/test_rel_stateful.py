@@ -3,6 +3,8 @@
 A hypothesis ``RuleBasedStateMachine`` drives a real corpus folder. The test keeps its
 own model: the bytes of every file now, and the bytes at the last build. At every ask:
 
+* after every step (an invariant): ``check_freshness`` reports exactly the added,
+  deleted and modified paths of the model since the last build;
 * never built → ``IndexError_`` (no index yet);
 * the corpus changed since the last build → ``index_stale`` naming exactly the added,
   deleted and modified paths (an edit that rewrites identical bytes is no change);
@@ -25,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from rag_lab.errors import IndexError_
-from rag_lab.index import build_index
+from rag_lab.index import Index, build_index, check_freshness, default_index_path
 from rag_lab.retrieval import query_once
 
 SUBJECTS = ("借阅台", "测试台", "复印机", "阅览室")
@@ -109,11 +111,7 @@ class CorpusMachine(RuleBasedStateMachine):
                 query_once(question, self.root, top_k=50)
             return
         result = query_once(question, self.root, top_k=50)
-        changed = {
-            "added": sorted(set(self.now) - set(self.built)),
-            "deleted": sorted(set(self.built) - set(self.now)),
-            "modified": sorted(n for n in self.now if n in self.built and self.now[n] != self.built[n]),
-        }
+        changed = self.changes()
         if any(changed.values()):
             assert (result["status"], result["reason"]) == ("refused", "index_stale")
             assert {k: sorted(v) for k, v in result["stale"].items()} == changed
@@ -134,6 +132,23 @@ class CorpusMachine(RuleBasedStateMachine):
             assert result["answer"] is None and len(result["citations"]) == len(values)
         else:
             assert result["status"] != "answered" and result["citations"] == []
+
+    def changes(self) -> dict[str, list[str]]:
+        assert self.built is not None
+        return {
+            "added": sorted(set(self.now) - set(self.built)),
+            "deleted": sorted(set(self.built) - set(self.now)),
+            "modified": sorted(n for n in self.now if n in self.built and self.now[n] != self.built[n]),
+        }
+
+    @invariant()
+    def freshness_names_exactly_the_changes(self) -> None:
+        if self.built is None:
+            return
+        with Index(default_index_path(self.root)) as index:
+            found = check_freshness(self.root, index)
+        assert found.as_dict() == self.changes()
+        assert found.stale == any(self.changes().values())
 
     @invariant()
     def model_matches_disk(self) -> None:

@@ -11,10 +11,13 @@ import pytest
 from starlette.testclient import TestClient
 
 import rag_lab
+from rag_lab.data.access import Principal
 from rag_lab.index import build_index
 from rag_lab.server import create_app
 
 DEMO = Path(rag_lab.__file__).parent / "demo" / "corpus"
+ANONYMOUS = Principal("anonymous", frozenset())
+STAFF = {"name": "bob", "groups": ["staff"]}
 INJECTION = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
@@ -24,6 +27,9 @@ def corpus(tmp_path: Path) -> Path:
     shutil.copytree(DEMO, root)
     (root / "documents" / "injection.md").write_text(
         f"# 注入\n\n主题：注入台\n公告：{INJECTION}\n地点：<b>粗体</b> & 其他\n", encoding="utf-8"
+    )
+    (root / "documents" / "staff_room.md").write_text(
+        "主题：员工休息室\n权限：staff\n开放时间：七点到二十二点\n", encoding="utf-8"
     )
     build_index(root)
     return root

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import INJECTION
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from conftest import ANONYMOUS, INJECTION, STAFF
+from rag_lab.data.access import Principal
 from rag_lab.records import Reason
 from rag_lab.retrieval import query_once
 from rag_lab.server import create_app
@@ -35,13 +37,21 @@ def assert_error(response: Any, status: int, kind: str) -> str:
 
 @pytest.mark.parametrize(
     "question",
-    ["借阅台 开放时间", "测试台 开放时间", "新台 开放时间", "红色 小 圆形", "借阅台", "借阅台 容量", "便笺 原文"],
+    [
+        "借阅台 开放时间",
+        "测试台 开放时间",
+        "新台 开放时间",
+        "红色 小 圆形",
+        "借阅台",
+        "借阅台 容量",
+        "便笺 原文",
+    ],
 )
 def test_ask_returns_exactly_what_query_once_returns(client: TestClient, corpus: Path, question: str) -> None:
     day = date(2026, 6, 1)
     served = client.post("/api/ask", json={"question": question, "as_of": day.isoformat()})
     assert served.status_code == 200
-    assert served.json() == query_once(question, corpus, as_of=day)
+    assert served.json() == query_once(question, corpus, as_of=day, principal=ANONYMOUS)
 
 
 def test_ask_answers_with_a_citation(client: TestClient) -> None:
@@ -51,8 +61,15 @@ def test_ask_answers_with_a_citation(client: TestClient) -> None:
     assert [c["source"] for c in result["citations"]] == ["documents/library.md"]
     assert result["trace"]["config"]["top_k"] == 3
     assert result["trace"]["config"]["budget"] == 500
-    assert result["trace"]["events"][0] == {"step": "freshness", "stale": False, "added": [], "deleted": [],
-                                            "modified": [], "rehashed": 0}
+    assert result["trace"]["events"][0] == {"step": "principal", "name": "anonymous", "groups": []}
+    assert result["trace"]["events"][1] == {
+        "step": "freshness",
+        "stale": False,
+        "added": [],
+        "deleted": [],
+        "modified": [],
+        "rehashed": 0,
+    }
 
 
 def test_conflict_lists_every_side(client: TestClient) -> None:
@@ -110,7 +127,9 @@ def test_evidence_of_an_image_and_its_png(client: TestClient, corpus: Path) -> N
 def test_image_that_fails_reverification_is_not_served(client: TestClient, corpus: Path) -> None:
     cite = client.post("/api/ask", json={"question": "红色 小 圆形"}).json()["citations"][0]
     (corpus / "images" / "red_circle.png").write_bytes((corpus / "images" / "blue_square.png").read_bytes())
-    message = assert_error(client.get(f"/api/images/{cite['evidence_id']}"), 409, "source_verification_failed")
+    message = assert_error(
+        client.get(f"/api/images/{cite['evidence_id']}"), 409, "source_verification_failed"
+    )
     assert "images/red_circle.png" in message and "sha256" in message
 
 
@@ -148,7 +167,7 @@ def test_bad_input_is_400(client: TestClient, body: Any, kind: str, needle: str)
 def test_principal_null_is_accepted(client: TestClient) -> None:
     result = client.post("/api/ask", json={"question": "借阅台 开放时间", "principal": None}).json()
     assert result["answer"] == LIBRARY_ANSWER
-    assert_error(client.get("/api/evidence/x?principal=bob"), 400, "invalid_setting")
+    assert_error(client.get("/api/evidence/x?groups=staff"), 400, "invalid_setting")
 
 
 def test_body_that_is_not_json_is_400(client: TestClient) -> None:
@@ -166,12 +185,16 @@ def test_unknown_route_and_wrong_method(client: TestClient) -> None:
 def test_missing_index_is_503_until_built(corpus: Path) -> None:
     (corpus / ".rag_lab" / "index.sqlite").unlink()
     with TestClient(create_app(corpus)) as client:
-        message = assert_error(client.post("/api/ask", json={"question": "借阅台 开放时间"}), 503, "index_missing")
+        message = assert_error(
+            client.post("/api/ask", json={"question": "借阅台 开放时间"}), 503, "index_missing"
+        )
         assert "rag-lab index" in message and "POST /api/index" in message
         assert client.get("/api/health").json()["index"] == "index_missing"
         built = client.post("/api/index").json()
         assert built["units"] > 0 and built["index_version"] == 1
-        assert client.post("/api/ask", json={"question": "借阅台 开放时间"}).json()["answer"] == LIBRARY_ANSWER
+        assert (
+            client.post("/api/ask", json={"question": "借阅台 开放时间"}).json()["answer"] == LIBRARY_ANSWER
+        )
 
 
 def test_corrupt_index_is_503(corpus: Path) -> None:
@@ -202,7 +225,7 @@ def test_rebuild_swaps_the_index_version(client: TestClient) -> None:
     first = client.get("/api/health").json()
     summary = client.post("/api/index").json()
     assert summary["index_version"] == first["index_version"] + 1
-    assert summary["files"] == 46 and summary["errors"] == []
+    assert summary["files"] == 47 and summary["errors"] == []
     health = client.get("/api/health").json()
     assert (health["index"], health["stale"], health["watching"]) == ("ready", False, True)
     assert health["index_version"] == summary["index_version"]
@@ -250,3 +273,56 @@ def test_create_app_rejects_a_missing_root(tmp_path: Path) -> None:
 
     with pytest.raises(CorpusError, match="not a folder"):
         create_app(tmp_path / "absent")
+
+
+STAFF_QUESTION = "员工休息室 开放时间"
+
+
+def test_a_restricted_document_is_indistinguishable_from_an_absent_one(
+    client: TestClient, corpus: Path
+) -> None:
+    hidden = client.post("/api/ask", json={"question": STAFF_QUESTION}).json()
+    absent = client.post("/api/ask", json={"question": "不存在室 开放时间"}).json()
+    assert (hidden["status"], hidden["reason"]) == (absent["status"], absent["reason"])
+    assert hidden["citations"] == absent["citations"] == []
+    assert "七点到二十二点" not in json.dumps(hidden, ensure_ascii=False)
+    assert hidden == query_once(STAFF_QUESTION, corpus, principal=ANONYMOUS)
+
+
+def test_a_member_sees_it_and_its_evidence(client: TestClient, corpus: Path) -> None:
+    result = client.post("/api/ask", json={"question": STAFF_QUESTION, "principal": STAFF}).json()
+    assert (result["status"], result["answer"]) == ("answered", "七点到二十二点")
+    assert result["trace"]["events"][0] == {"step": "principal", "name": "bob", "groups": ["staff"]}
+    expected = query_once(STAFF_QUESTION, corpus, principal=Principal("bob", frozenset({"staff"})))
+    assert result == expected
+    evidence_id = result["citations"][0]["evidence_id"]
+    seen = client.get(f"/api/evidence/{evidence_id}?as=bob&groups=staff").json()
+    assert seen["verified"] is True and seen["source"] == "documents/staff_room.md"
+    # Anonymous, another group, or the wrong id: the very same 404.
+    for query in ("", "?as=eve", "?as=eve&groups=lab"):
+        message = assert_error(client.get(f"/api/evidence/{evidence_id}{query}"), 404, "unknown_evidence")
+        assert message == assert_error(
+            client.get(f"/api/evidence/ev_nope{query}"), 404, "unknown_evidence"
+        ).replace("ev_nope", evidence_id)
+
+
+def test_owner_app_answers_without_a_principal(corpus: Path) -> None:
+    with TestClient(create_app(corpus, owner=True)) as client:
+        result = client.post("/api/ask", json={"question": STAFF_QUESTION}).json()
+    assert result["answer"] == "七点到二十二点"
+    assert result == query_once(STAFF_QUESTION, corpus)
+
+
+@pytest.mark.parametrize(
+    "principal",
+    [
+        {"groups": ["staff"]},
+        {"name": ""},
+        {"name": "bob", "groups": ["a b;"]},
+        {"name": "bob", "role": "x"},
+        5,
+    ],
+)
+def test_malformed_principal_is_400(client: TestClient, principal: Any) -> None:
+    body = {"question": STAFF_QUESTION, "principal": principal}
+    assert "principal" in assert_error(client.post("/api/ask", json=body), 400, "invalid_setting")

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from conftest import INJECTION
 
+from conftest import INJECTION
 from rag_lab.server import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -58,7 +58,9 @@ def free_port() -> int:
 @pytest.fixture
 def server(corpus: Path) -> Iterator[str]:
     port = free_port()
-    config = uvicorn.Config(create_app(corpus), host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        create_app(corpus), host="127.0.0.1", port=port, log_level="warning", access_log=False
+    )
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
@@ -136,7 +138,10 @@ def test_conflict_shows_every_side(page: Any) -> None:
     assert "no source is preferred" in page.text_content("#result .why").lower()
     sides = page.locator("#result .side")
     assert sides.count() == 2
-    assert [sides.nth(i).locator(".value").text_content() for i in range(2)] == ["周三上午九点。", "周四上午十点。"]
+    assert [sides.nth(i).locator(".value").text_content() for i in range(2)] == [
+        "周三上午九点。",
+        "周四上午十点。",
+    ]
     assert "documents/test_bench_a.md:2" in sides.nth(0).text_content()
     assert "documents/test_bench_b.md:2" in sides.nth(1).text_content()
     page.screenshot(path=str(SCREENSHOT.with_name("screenshot-conflict.png")), full_page=True)

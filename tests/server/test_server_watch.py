@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wait_for
 from starlette.testclient import TestClient
 
 import rag_lab.server.state as state_module
+from conftest import ANONYMOUS, STAFF, wait_for
 from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 from rag_lab.server import create_app
@@ -35,9 +35,11 @@ def test_modify_refuses_index_stale_then_rebuild_answers(client: TestClient, cor
     assert "documents/services/copier.md" in result["message"]
     # The same refusal as query_once's; only the count of files re-hashed for this very
     # request differs (the server re-hashed the path once, when health asked first).
-    expected = query_once(QUESTION["question"], corpus)
-    assert {k: v for k, v in result.items() if k != "trace"} == {k: v for k, v in expected.items() if k != "trace"}
-    for event in (result["trace"]["events"][0], expected["trace"]["events"][0]):
+    expected = query_once(QUESTION["question"], corpus, principal=ANONYMOUS)
+    assert {k: v for k, v in result.items() if k != "trace"} == {
+        k: v for k, v in expected.items() if k != "trace"
+    }
+    for event in (result["trace"]["events"][1], expected["trace"]["events"][1]):
         assert event.pop("rehashed") in (0, 1)
     assert result["trace"]["events"] == expected["trace"]["events"]
     client.post("/api/index")
@@ -47,10 +49,16 @@ def test_modify_refuses_index_stale_then_rebuild_answers(client: TestClient, cor
 
 def test_add_and_delete_are_named(client: TestClient, corpus: Path) -> None:
     (corpus / "documents" / "new" / "deep").mkdir(parents=True)
-    (corpus / "documents" / "new" / "deep" / "added.md").write_text("主题：新馆\n地点：南门\n", encoding="utf-8")
+    (corpus / "documents" / "new" / "deep" / "added.md").write_text(
+        "主题：新馆\n地点：南门\n", encoding="utf-8"
+    )
     (corpus / "images" / "yellow_square.png").unlink()
     (corpus / "documents" / "notes.txt").write_text("not a corpus file", encoding="utf-8")
-    expected = {"added": ["documents/new/deep/added.md"], "deleted": ["images/yellow_square.png"], "modified": []}
+    expected = {
+        "added": ["documents/new/deep/added.md"],
+        "deleted": ["images/yellow_square.png"],
+        "modified": [],
+    }
     assert wait_for(lambda: stale_paths(client) == expected)
     assert client.post("/api/ask", json=QUESTION).json()["stale"] == expected
 
@@ -71,7 +79,9 @@ def test_touch_is_not_a_change(client: TestClient, corpus: Path, monkeypatch: py
 
     monkeypatch.setattr(state_module, "verdict", counting)
     os.utime(corpus / "documents" / "library.md")
-    assert wait_for(lambda: client.get("/api/health").json()["stale"] is False and "documents/library.md" in calls)
+    assert wait_for(
+        lambda: client.get("/api/health").json()["stale"] is False and "documents/library.md" in calls
+    )
     result = client.post("/api/ask", json=QUESTION).json()
     assert result["status"] == "answered"
     # The touched path was re-hashed once, found unchanged and forgotten.
@@ -138,7 +148,9 @@ def test_readers_keep_answering_during_a_rebuild(client: TestClient, monkeypatch
     assert results[0]["index_version"] == 2
 
 
-def test_a_watcher_that_cannot_start_falls_back_to_walking(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_watcher_that_cannot_start_falls_back_to_walking(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refuse(self: Any) -> None:
         raise OSError(28, "inotify watch limit reached")
 
@@ -150,3 +162,25 @@ def test_a_watcher_that_cannot_start_falls_back_to_walking(corpus: Path, monkeyp
         (corpus / "documents" / "library.md").write_text("主题：借阅台\n开放时间：全天\n", encoding="utf-8")
         result = client.post("/api/ask", json=QUESTION).json()
     assert result["stale"]["modified"] == ["documents/library.md"]
+
+
+def test_a_hidden_file_changing_is_neither_named_nor_counted(client: TestClient, corpus: Path) -> None:
+    path = corpus / "documents" / "staff_room.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("七点", "八点"), encoding="utf-8")
+    member = {"question": "员工休息室 开放时间", "principal": STAFF}
+    assert wait_for(lambda: client.post("/api/ask", json=member).json()["reason"] == "index_stale")
+    assert client.post("/api/ask", json=member).json()["stale"]["modified"] == ["documents/staff_room.md"]
+    anonymous = client.post("/api/ask", json=QUESTION).json()
+    assert (anonymous["status"], anonymous["answer"]) == ("answered", "周二至周五十四点到十七点。")
+    assert client.get("/api/health").json()["stale"] is False
+    assert client.get("/api/health?as=bob&groups=staff").json()["changed"]["modified"] == [
+        "documents/staff_room.md"
+    ]
+
+
+def test_the_access_sidecar_is_watched(client: TestClient, corpus: Path) -> None:
+    (corpus / "access.json").write_text('{"documents/library.md": ["staff"]}', encoding="utf-8")
+    assert wait_for(
+        lambda: client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"]
+        == "index_stale"
+    )

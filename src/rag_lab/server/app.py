@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, RagLabError
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
 from rag_lab.server.ask import ask, evidence_view, image_bytes
@@ -46,20 +47,47 @@ PAGE_HEADERS = {
 }
 
 
-def check_principal(principal: object) -> None:
-    """The permissions seam (SPEC §7): until labels exist, only "no principal" is served.
+#: Who asks when a request names no principal (unless the app was made with ``owner=True``).
+ANONYMOUS = "anonymous"
 
-    Refusing a principal (instead of ignoring it) keeps a caller who expects filtering
-    from silently seeing everything.
-    """
-    if principal is not None and principal != "":
+
+def principal_from(name: object, groups: object, *, where: str) -> Principal:
+    """A :class:`Principal` from a request, with the CLI's rules for group names."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{where}: the principal's name must be a non-empty string, got {name!r}")
+    if isinstance(groups, str):
+        wanted = [g for g in groups.split(",") if g]
+    elif isinstance(groups, list) and all(isinstance(g, str) for g in groups):
+        wanted = [g for g in groups if g]
+    elif groups is None:
+        wanted = []
+    else:
+        raise ConfigError(f"{where}: groups must be a list of group names, got {groups!r}")
+    if wanted and parse_groups(wanted) is None:
         raise ConfigError(
-            f"principal {principal!r} cannot be honoured: permissions (SPEC §7) are not built yet, "
-            "so this server serves every document to everyone; send null or omit principal"
+            f"{where}: group names are letters, digits, _ . - (got {', '.join(map(repr, wanted))})"
         )
+    return Principal(name.strip(), frozenset(wanted))
 
 
-def _parse_ask(body: object) -> dict[str, Any]:
+def _body_principal(value: object, default: Principal | None) -> Principal | None:
+    if value is None:
+        return default
+    if not isinstance(value, dict) or set(value) - {"name", "groups"}:
+        raise ConfigError(f'principal must be null or {{"name": "bob", "groups": ["staff"]}}, got {value!r}')
+    return principal_from(value.get("name"), value.get("groups"), where="principal")
+
+
+def _query_principal(request: Request, default: Principal | None) -> Principal | None:
+    name, groups = request.query_params.get("as"), request.query_params.get("groups")
+    if name is None:
+        if groups:
+            raise ConfigError("?groups= needs ?as=NAME")
+        return default
+    return principal_from(name, groups, where="?as=")
+
+
+def _parse_ask(body: object, default: Principal | None) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ApiError(
             ErrorType.BAD_REQUEST, 'the body must be a JSON object, e.g. {"question": "借阅台 开放时间"}'
@@ -73,7 +101,7 @@ def _parse_ask(body: object) -> dict[str, Any]:
         raise ApiError(
             ErrorType.INVALID_QUESTION, 'the body has no "question"; e.g. {"question": "借阅台 开放时间"}'
         )
-    check_principal(body.get("principal"))
+    principal = _body_principal(body.get("principal"), default)
     as_of = body.get("as_of")
     day: date | None = None
     if as_of is not None:
@@ -88,6 +116,7 @@ def _parse_ask(body: object) -> dict[str, Any]:
         "top_k": body.get("top_k", 5) if body.get("top_k") is not None else 5,
         "budget": body.get("budget") if body.get("budget") is not None else DEFAULT_BUDGET,
         "as_of": day,
+        "principal": principal,
     }
 
 
@@ -103,15 +132,22 @@ def _version() -> str:
 
 
 def create_app(
-    root: str | os.PathLike[str], *, index_path: str | os.PathLike[str] | None = None, watch: bool = True
+    root: str | os.PathLike[str],
+    *,
+    index_path: str | os.PathLike[str] | None = None,
+    watch: bool = True,
+    owner: bool = False,
 ) -> Starlette:
     """An ASGI app answering questions about the corpus at ``root`` (see docs/server.md).
 
     ``watch=True`` watches the corpus with inotify so that requests pay only for the
     files they cite; ``watch=False`` walks the corpus on every request like ``query_once``.
+    A request that names no principal is answered as ``anonymous`` (public documents
+    only), or as the corpus owner (like the CLI without ``--as``) when ``owner=True``.
     Raises :class:`rag_lab.errors.CorpusError` if ``root`` is not a folder.
     """
     state = ServerState(root, index_path, watch)
+    default = None if owner else Principal(ANONYMOUS, frozenset())
     files = {name: _static(name) for name in (*STATIC, "index.html")}
     spec = openapi_document(_version())
 
@@ -121,15 +157,15 @@ def create_app(
             body = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ApiError(ErrorType.BAD_REQUEST, f"the body is not JSON ({exc})") from None
-        return JSONResponse(ask(state, **_parse_ask(body)))
+        return JSONResponse(ask(state, **_parse_ask(body, default)))
 
     async def evidence_route(request: Request) -> Response:
-        check_principal(request.query_params.get("principal"))
-        return JSONResponse(evidence_view(state, request.path_params["evidence_id"]))
+        principal = _query_principal(request, default)
+        return JSONResponse(evidence_view(state, request.path_params["evidence_id"], principal))
 
     async def image_route(request: Request) -> Response:
-        check_principal(request.query_params.get("principal"))
-        data, sha = image_bytes(state, request.path_params["evidence_id"])
+        principal = _query_principal(request, default)
+        data, sha = image_bytes(state, request.path_params["evidence_id"], principal)
         headers = {"X-Rag-Lab-Sha256": sha, "X-Rag-Lab-Verified": "true", "Cache-Control": "no-store"}
         return Response(
             data, media_type="image/png", headers={**headers, "X-Content-Type-Options": "nosniff"}
@@ -139,7 +175,7 @@ def create_app(
         return JSONResponse(await run_in_threadpool(state.rebuild))
 
     async def health_route(request: Request) -> Response:
-        return JSONResponse(state.health())
+        return JSONResponse(state.health(_query_principal(request, default)))
 
     async def openapi_route(request: Request) -> Response:
         return JSONResponse(spec)
@@ -219,9 +255,11 @@ def run(
     host: str = "127.0.0.1",
     port: int = 8000,
     index_path: str | os.PathLike[str] | None = None,
+    *,
+    owner: bool = False,
 ) -> None:
     """Serve ``create_app(root)`` with uvicorn until interrupted (``rag-lab serve ROOT``)."""
     import uvicorn
 
-    app = create_app(root, index_path=index_path)
+    app = create_app(root, index_path=index_path, owner=owner)
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="info")

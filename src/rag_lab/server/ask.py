@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import iter_lines
 from rag_lab.records import Modality, Result, Unit
@@ -40,15 +41,18 @@ def ask(
     budget: int = DEFAULT_BUDGET,
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
+    principal: Principal | None = None,
 ) -> Result:
     """Answer ``question`` like ``query_once``, over the server's index and watcher."""
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, "codepoints", None, "relevance", True, day)
     with state.reading() as version:
-        index = version.index
+        index = version.view(principal)
         trace = Trace({**config, "index": index.config}, question=question)
-        changes = state.changes(version)
+        if principal is not None:
+            trace.add("principal", name=principal.name, groups=sorted(principal.groups))
+        changes = state.changes(version, index if principal is not None else None)
         trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
         if changes.stale:
             return stale_result(question, changes.paths(), changes.as_dict(), trace)
@@ -60,9 +64,10 @@ def ask(
         return answer(question, kept, state.root, index, retrieved=candidates, as_of=day, trace=trace)
 
 
-def _unit(state: ServerState, evidence_id: str) -> Unit:
+def _unit(state: ServerState, evidence_id: str, principal: Principal | None) -> Unit:
+    """The unit, if it exists *and* the principal may see it; otherwise the same 404."""
     with state.reading() as version:
-        unit = version.index.unit_by_evidence_id(evidence_id)
+        unit = version.view(principal).unit_by_evidence_id(evidence_id)
     if unit is None:
         raise ApiError(
             ErrorType.UNKNOWN_EVIDENCE,
@@ -105,9 +110,9 @@ def excerpt(text: str, unit: Unit, highlight: bool) -> dict[str, Any]:
     }
 
 
-def evidence_view(state: ServerState, evidence_id: str) -> dict[str, Any]:
+def evidence_view(state: ServerState, evidence_id: str, principal: Principal | None = None) -> dict[str, Any]:
     """The original around one unit, re-verified now (``GET /api/evidence/{id}``)."""
-    unit = _unit(state, evidence_id)
+    unit = _unit(state, evidence_id, principal)
     outcome, data = _verify(state, unit)
     image = unit.get("modality") == Modality.IMAGE
     view: dict[str, Any] = {
@@ -137,9 +142,11 @@ def evidence_view(state: ServerState, evidence_id: str) -> dict[str, Any]:
     return view
 
 
-def image_bytes(state: ServerState, evidence_id: str) -> tuple[bytes, str]:
+def image_bytes(
+    state: ServerState, evidence_id: str, principal: Principal | None = None
+) -> tuple[bytes, str]:
     """The PNG bytes of an image unit, exactly the bytes that were just re-verified."""
-    unit = _unit(state, evidence_id)
+    unit = _unit(state, evidence_id, principal)
     if unit.get("modality") != Modality.IMAGE:
         raise ApiError(
             ErrorType.NOT_AN_IMAGE,

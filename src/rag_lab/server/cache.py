@@ -9,8 +9,8 @@ connection is opened ``immutable=1``), so for one opened version these are const
   arrays, read and decoded again for every question. They are kept in an LRU bounded by
   ``POSTINGS_CACHE_BYTES``.
 
-The server opens one :class:`CachedIndex` per index version (see ``state.py``), so a
-rebuild starts with empty caches. The library's own ``Index`` stays uncached: a CLI call
+Both depend on what the caller may see, so the server keeps one :class:`CachedIndex`
+per index version *and* principal (see ``state.py``); a rebuild starts with empty caches. The library's own ``Index`` stays uncached: a CLI call
 opens it once and asks once.
 """
 
@@ -23,18 +23,21 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from rag_lab.data.access import Principal
 from rag_lab.index import Index
 
 POSTINGS_CACHE_BYTES = 256 * 1024 * 1024
 
-Posting = tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float32]]
+Posting = tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]
 
 
 class CachedIndex(Index):
     """:class:`Index` with per-version memoization (see module docstring)."""
 
-    def __init__(self, path: str, cache_bytes: int = POSTINGS_CACHE_BYTES) -> None:
-        super().__init__(path)
+    def __init__(
+        self, path: str, principal: Principal | None = None, cache_bytes: int = POSTINGS_CACHE_BYTES
+    ) -> None:
+        super().__init__(path, principal)
         self._lengths: tuple[int, int] | None = None
         self._postings: OrderedDict[int, Posting] = OrderedDict()
         self._cached_bytes = 0

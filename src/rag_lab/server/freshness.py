@@ -13,36 +13,33 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from rag_lab.data.corpus import walk_one
 from rag_lab.index import Changes, Index
-from rag_lab.index.freshness import file_changed
+from rag_lab.index.freshness import _hide_invisible, file_changed
 
 
 def verdict(root: Path, index: Index, path: str) -> tuple[str | None, bool]:
     """(``"added"``/``"deleted"``/``"modified"``/``None``, whether the file was re-hashed)."""
     snap = index.snapshot_of(path)
-    full = root / path
-    try:
-        st = full.stat()
-        on_disk = not full.is_dir()
-    except OSError:
-        st, on_disk = None, False
-    if full.is_symlink():
-        try:
-            inside = full.resolve().is_relative_to(root.resolve()) and full.resolve().is_file()
-        except OSError:
-            inside = False
-        if not inside:
-            # The walk reports such a file as an error file; unchanged if indexed as one.
-            return (
-                None if snap is not None and snap[5] is not None else "added" if snap is None else "modified"
-            ), False
+    item = next(iter(walk_one(root, path)), None)
+    if item is None:
+        return ("deleted" if snap is not None else None), False
     if snap is None:
-        return ("added" if on_disk else None), False
-    if not on_disk or st is None:
-        return "deleted", False
-    if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == tuple(snap[:4]):
+        return "added", False
+    fp = item.fingerprint
+    if fp is None:
+        return ("modified" if item.error != snap[5] else None), False
+    if (fp.size, fp.mtime_ns, fp.ctime_ns, fp.inode) == tuple(snap[:4]):
         return None, False
     return ("modified" if file_changed(root, path, snap) else None), True
+
+
+def hide_invisible(root: Path, view: Index, changes: Changes) -> None:
+    """Drop the changes ``view``'s principal may not see, as ``check_freshness`` does."""
+    if view.principal is None or not changes.stale:
+        return
+    snapshot = {p: snap for p in changes.paths() if (snap := view.snapshot_of(p)) is not None}
+    _hide_invisible(root, view, snapshot, changes)
 
 
 def changes_for_paths(root: str | os.PathLike[str], index: Index, paths: Iterable[str]) -> Changes:

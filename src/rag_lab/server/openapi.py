@@ -27,6 +27,20 @@ def _json(description: str, ref: str) -> dict[str, Any]:
 
 
 EVIDENCE_ID = {"name": "evidence_id", "in": "path", "required": True, "schema": {"type": "string"}}
+AS = {
+    "name": "as",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "the caller's name (with groups); default: the server's default caller",
+}
+GROUPS = {
+    "name": "groups",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "the caller's groups, comma-separated (with as)",
+}
 
 
 def openapi_document(version: str) -> dict[str, Any]:
@@ -63,8 +77,9 @@ def openapi_document(version: str) -> dict[str, Any]:
             },
             "/api/evidence/{evidence_id}": {
                 "get": {
-                    "summary": "The original file around one evidence unit, re-verified now",
-                    "parameters": [EVIDENCE_ID],
+                    "summary": "The original file around one evidence unit, re-verified now; a unit the caller "
+                    "may not see answers exactly like an unknown id",
+                    "parameters": [EVIDENCE_ID, AS, GROUPS],
                     "responses": {
                         "200": _json(
                             "The unit, its numbered lines and highlighted span, and the verification",
@@ -78,7 +93,7 @@ def openapi_document(version: str) -> dict[str, Any]:
             "/api/images/{evidence_id}": {
                 "get": {
                     "summary": "The PNG bytes of an image unit, after re-verification",
-                    "parameters": [EVIDENCE_ID],
+                    "parameters": [EVIDENCE_ID, AS, GROUPS],
                     "responses": {
                         "200": {"description": "The verified bytes", "content": {"image/png": {}}},
                         "404": _error("unknown_evidence or not_an_image"),
@@ -99,7 +114,8 @@ def openapi_document(version: str) -> dict[str, Any]:
             },
             "/api/health": {
                 "get": {
-                    "summary": "Index version, staleness and watcher state",
+                    "summary": "Index version, staleness (as the caller sees it) and watcher state",
+                    "parameters": [AS, GROUPS],
                     "responses": {"200": _json("Health", "Health")},
                 }
             },
@@ -138,10 +154,21 @@ def openapi_document(version: str) -> dict[str, Any]:
                             "description": "default: today",
                         },
                         "principal": {
-                            "type": "null",
-                            "description": "Reserved for permissions (SPEC §7), which are not built yet: "
-                            "any value other than null is refused with invalid_setting.",
+                            "oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/Principal"}],
+                            "description": "Who asks (SPEC §7). null: the server's default caller — "
+                            "`anonymous` (public documents only), or the corpus owner if the server "
+                            "was started with owner=True. The server trusts this claim: authenticate "
+                            "callers in front of it.",
                         },
+                    },
+                },
+                "Principal": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["name"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "groups": {"type": "array", "items": {"type": "string", "pattern": "^[\\w.-]+$"}},
                     },
                 },
                 "Result": {

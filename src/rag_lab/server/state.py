@@ -18,29 +18,67 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
 from rag_lab.server.cache import CachedIndex
-from rag_lab.server.freshness import verdict
+from rag_lab.server.freshness import hide_invisible, verdict
 from rag_lab.server.problems import ApiError, ErrorType, from_library
 from rag_lab.server.watch import CorpusWatcher
 
+#: Principal-scoped views kept open per index version (least recently used closed first).
+VIEWS_PER_VERSION = 32
+
 
 class IndexVersion:
-    """One opened index file, counted while requests use it."""
+    """One opened index file, counted while requests use it, with its principals' views.
 
-    def __init__(self, index: Index, number: int, inode: int) -> None:
+    ``index`` is the owner's view (no principal). A principal's view is the same file
+    opened with that principal (its visible ACLs, unit count and caches differ); views
+    are keyed by (name, groups) and evicted least recently used. Requests are answered
+    one at a time on the event loop, so an evicted view is never in use.
+    """
+
+    def __init__(self, index: CachedIndex, number: int, inode: int) -> None:
         self.index = index
         self.number = number
         self.inode = inode
         self.users = 0
         self.retired = False
+        self._views: OrderedDict[tuple[str, frozenset[str]], CachedIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def view(self, principal: Principal | None) -> CachedIndex:
+        if principal is None:
+            return self.index
+        key = (principal.name, principal.groups)
+        with self._lock:
+            found = self._views.get(key)
+            if found is not None:
+                self._views.move_to_end(key)
+                return found
+        opened = CachedIndex(str(self.index.path), principal)
+        evicted: list[CachedIndex] = []
+        with self._lock:
+            self._views[key] = opened
+            while len(self._views) > VIEWS_PER_VERSION:
+                evicted.append(self._views.popitem(last=False)[1])
+        for old in evicted:
+            old.close()
+        return opened
+
+    def close(self) -> None:
+        with self._lock:
+            views, self._views = list(self._views.values()), OrderedDict()
+        for view in [self.index, *views]:
+            view.close()
 
 
 class ServerState:
@@ -121,7 +159,7 @@ class ServerState:
                 version.users -= 1
                 close = version.retired and version.users == 0
             if close:
-                version.index.close()
+                version.close()
 
     def _acquire(self) -> IndexVersion:
         inode = self._inode()
@@ -138,7 +176,7 @@ class ServerState:
         self._install(self._open())
         return self._acquire()
 
-    def _open(self) -> tuple[Index, int]:
+    def _open(self) -> tuple[CachedIndex, int]:
         """Open the index file; its inode is read *before* opening, so a file replaced
         in between is noticed (and reopened) by the next request, never missed."""
         inode = self._inode()
@@ -147,7 +185,7 @@ class ServerState:
         except IndexError_ as exc:
             raise from_library(exc, self.index_path) from None
 
-    def _install(self, opened: tuple[Index, int]) -> IndexVersion:
+    def _install(self, opened: tuple[CachedIndex, int]) -> IndexVersion:
         index, inode = opened
         with self._lock:
             self._versions += 1
@@ -163,7 +201,7 @@ class ServerState:
             version.retired = True
             close = version.users == 0
         if close:
-            version.index.close()
+            version.close()
 
     def rebuild(self) -> dict[str, Any]:
         """Build a new index beside the old one, swap it in; readers keep answering meanwhile."""
@@ -188,10 +226,20 @@ class ServerState:
             self._build_lock.release()
 
     # -- freshness -----------------------------------------------------------------------
-    def changes(self, version: IndexVersion) -> Changes:
-        """What changed since ``version``'s snapshot, paying only for reported paths."""
+    def changes(self, version: IndexVersion, view: Index | None = None) -> Changes:
+        """What changed since ``version``'s snapshot, paying only for reported paths.
+
+        With a principal's ``view``, changes to files that principal may not read are
+        left out, as ``check_freshness`` does for it.
+        """
         if not self.watching:
-            return check_freshness(self.root, version.index)
+            return check_freshness(self.root, view or version.index)
+        changes = self._owner_changes(version)
+        if view is not None:
+            hide_invisible(self.root, view, changes)
+        return changes
+
+    def _owner_changes(self, version: IndexVersion) -> Changes:
         with self._lock:
             rescan = self._rescan
             seen = self._seq
@@ -230,7 +278,8 @@ class ServerState:
                         self._verdicts.pop(path, None)
         return changes
 
-    def health(self) -> dict[str, Any]:
+    def health(self, principal: Principal | None = None) -> dict[str, Any]:
+        """Index state, and staleness as ``principal`` sees it (hidden files are not named)."""
         out: dict[str, Any] = {
             "status": "ok",
             "root": str(self.root),
@@ -240,11 +289,12 @@ class ServerState:
         }
         try:
             with self.reading() as version:
-                changes = self.changes(version)
+                view = version.view(principal)
+                changes = self.changes(version, view if principal is not None else None)
                 out.update(
                     index="ready",
                     index_version=version.number,
-                    units=version.index.unit_count,
+                    units=view.unit_count,
                     stale=changes.stale,
                     changed=changes.as_dict(),
                 )

@@ -1,7 +1,7 @@
 """Watching the corpus with inotify (through ``watchfiles``' Rust backend) in one daemon thread.
 
-The watcher only *collects paths*: every event on ``documents/**/*.md`` or
-``images/**/*.png`` under ROOT is handed to ``on_paths`` as a relative POSIX path.
+The watcher only *collects paths*: every event on ``documents/**/*.md``,
+``images/**/*.png`` or the access sidecar ``access.json`` under ROOT is handed to ``on_paths`` as a relative POSIX path.
 An event on anything else under ``documents/`` or ``images/`` that may hide corpus
 files (a folder created, moved or deleted) is handed over as ``None``: "walk the
 whole corpus once". Whether a path really changed is decided later, at request time,
@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from watchfiles._rust_notify import RustNotify
 
+from rag_lab.data.access import SIDECAR
 from rag_lab.data.corpus import KINDS
 
 DEBOUNCE_MS = 400
@@ -36,6 +37,8 @@ def classify(root: Path, path: str) -> str | None | bool:
     except ValueError:
         return False
     parts = rel.parts
+    if rel.as_posix() == SIDECAR:
+        return SIDECAR
     if not parts or parts[0] not in KINDS:
         return False
     full = root / rel

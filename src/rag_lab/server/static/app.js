@@ -147,6 +147,22 @@ function renderError(box, error) {
   box.append(el("p", "error", error.type), el("p", "message", error.message));
 }
 
+// The caller the page asks as (null: the server's default caller).
+function currentPrincipal() {
+  const name = $("#as_name").value.trim();
+  if (!name) return null;
+  const groups = $("#groups").value.split(",").map((g) => g.trim()).filter((g) => g);
+  return { name: name, groups: groups };
+}
+
+// The evidence endpoints take the same caller as query parameters.
+function withPrincipal(url) {
+  const who = currentPrincipal();
+  if (!who) return url;
+  const query = new URLSearchParams({ as: who.name, groups: who.groups.join(",") });
+  return url + "?" + query.toString();
+}
+
 async function ask(event) {
   event.preventDefault();
   const body = { question: $("#question").value };
@@ -155,6 +171,8 @@ async function ask(event) {
   if (!Number.isNaN(topK)) body.top_k = topK;
   if (!Number.isNaN(budget)) body.budget = budget;
   if ($("#as_of").value) body.as_of = $("#as_of").value;
+  const who = currentPrincipal();
+  if (who) body.principal = { name: who.name, groups: who.groups };
   const box = $("#result");
   box.replaceChildren(el("p", "message", "…"));
   try {
@@ -214,7 +232,7 @@ function renderImage(view, pane) {
     box.hidden = false;
   });
   img.addEventListener("error", () => pane.append(el("p", "error", "The image failed re-verification and is not shown.")));
-  img.src = view.image_url;
+  img.src = withPrincipal(view.image_url);
   figure.append(img, box);
   pane.append(figure, el("p", "message", "bbox " + JSON.stringify(view.bbox) + " · " + (view.text || "")));
 }
@@ -225,7 +243,7 @@ async function openCitation(cite, number, button) {
   const pane = $("#viewer");
   pane.hidden = false;
   pane.replaceChildren(el("p", "message", "…"));
-  const response = await fetch("/api/evidence/" + encodeURIComponent(cite.evidence_id));
+  const response = await fetch(withPrincipal("/api/evidence/" + encodeURIComponent(cite.evidence_id)));
   const view = await response.json();
   if (!response.ok) {
     renderError(pane, view.error);

@@ -179,3 +179,14 @@ def test_other_schema_version_raises(indexed_demo: Path) -> None:
     db.close()
     with pytest.raises(IndexError_, match=f"has schema version 99, this rag_lab reads version {SCHEMA_VERSION}"):
         Index(path)
+
+
+def test_index_with_64k_pages_opens(indexed_demo: Path) -> None:
+    path = default_index_path(indexed_demo)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA page_size = 65536")
+    db.execute("VACUUM")  # rewrites the file with 64 KiB pages: the header stores 1 for 65536
+    db.close()
+    assert path.read_bytes()[16:18] == b"\x00\x01"
+    with Index(path) as index:
+        assert [u["value"] for u in index.units_for_key("借阅台", "开放时间")] == ["周二至周五十四点到十七点。"]

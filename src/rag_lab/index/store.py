@@ -96,7 +96,8 @@ class Index:
             raise IndexError_(f"no index at {str(path)!r}; build it with `rag-lab index ROOT`") from None
         if not header.startswith(_SQLITE_HEADER) or len(header) < 100:
             raise IndexError_(f"{str(path)!r} is not an rag_lab index (not an SQLite file); rebuild it")
-        page_size = int.from_bytes(header[16:18], "big") or 65536
+        raw_page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if raw_page_size == 1 else raw_page_size  # SQLite stores 65536 as 1
         pages = int.from_bytes(header[28:32], "big")
         if size != page_size * pages:
             raise IndexError_(

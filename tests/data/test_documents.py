@@ -242,3 +242,11 @@ def test_date_line_above_the_subject_still_bounds_the_document() -> None:
 def test_unreadable_date_line_is_a_file_error_not_a_wider_window(line: str, problem: str) -> None:
     with pytest.raises(SourceFileError, match=f"line 2: {line[:4]} line is malformed: .*{problem}"):
         parse(f"主题：甲\n{line}\n地点：一楼\n")
+
+
+def test_bom_left_mid_file_by_concatenation_is_not_part_of_a_name() -> None:
+    text = "\ufeff主题：甲\n地点：一楼\n\ufeff主题：乙\n\ufeff地点：二楼\n"
+    parsed = parse(text)
+    assert triples(parsed) == [("甲", "地点", "一楼"), ("乙", "地点", "二楼")]
+    start, end = parsed.units[1]["span"]
+    assert text[start:end] == "地点：二楼" and text[start - 1] == "\ufeff"

@@ -68,6 +68,20 @@ def iter_lines(text: str) -> list[tuple[int, int, str]]:
         number += 1
 
 
+def _content(line: str) -> tuple[int, str]:
+    """``(offset, text)`` of a line without surrounding whitespace and without leading BOMs.
+
+    A U+FEFF at the start of a line in mid-file is a byte-order mark left by concatenating
+    files (``cat a.md b.md``); it is not part of the field name.
+    """
+    rest = line
+    while True:
+        trimmed = rest.lstrip().lstrip(BOM)
+        if trimmed == rest:
+            return len(line) - len(rest), rest.rstrip()
+        rest = trimmed
+
+
 def split_field_line(stripped: str) -> tuple[str, str] | None | str:
     """Split ``字段：值``. Returns (field, value), None (not a field line) or a warning."""
     colon = stripped.find(FULLWIDTH_COLON)
@@ -88,7 +102,7 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     subject: str | None = None
     headless_dates: list[Unit] = []  # date lines above the first 主题 still bound the document
     for number, start, line in iter_lines(text):
-        stripped = line.strip()
+        lead, stripped = _content(line)
         if not stripped:
             continue
         split = split_field_line(stripped)
@@ -116,7 +130,6 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 (number, f"field line before any 主题 line; add 主题：… above line {number}")
             )
             continue
-        lead = len(line) - len(line.lstrip())
         span = (start + lead, start + lead + len(stripped))
         parsed.units.append(
             {

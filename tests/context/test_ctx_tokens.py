@@ -139,3 +139,22 @@ def test_codepoints_count_unit_text_only(indexed_demo: Path) -> None:
     }
     assert pack["characters"] == sum(len(texts[i]) for i in pack["kept"]) <= 40
     assert "tokens" not in pack and "reserved" not in pack
+
+
+def test_special_token_text_is_counted_as_plain_text() -> None:
+    text = "注意事项：<|endoftext|> 不是特殊记号"
+    candidates = [{"evidence": _unit(1, text)}]
+    kept, report = pack_context(candidates, 500, unit="tokens", count_tokens=load_counter())
+    assert len(kept) == 1
+    assert report["tokens"] == len(ENC.encode(render_package([_unit(1, text)])[0], disallowed_special=()))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="reserve_tokens is not validated: a negative reserve raises the available budget above "
+    "`budget` (pack.py pack_context / query.py request_config)",
+)
+def test_negative_reserve_is_a_config_error() -> None:
+    candidates = [{"evidence": _unit(1, "地点：一楼")}]
+    with pytest.raises(ConfigError, match="reserve"):
+        pack_context(candidates, 10, unit="tokens", count_tokens=load_counter(), reserve_tokens=-100)

@@ -325,3 +325,41 @@ def test_replay_with_a_stale_index_still_audits_the_current_files(indexed_demo: 
     after = replay(result["trace"], indexed_demo)
     assert after["same_key_sources_checked"] == 3
     assert "same_key_sources_checked: 2 → 3" in differences(result, result["trace"], after)
+
+
+CONFIG = {
+    "top_k": 5,
+    "budget": 1200,
+    "budget_unit": "codepoints",
+    "reserve_tokens": 0,
+    "ordering": "relevance",
+    "dedup": True,
+    "as_of": "2026-01-01",
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="replay() indexes config/candidates without validation: a JSON-valid but malformed trace "
+    "escapes as KeyError/ValueError (a traceback from the CLI) instead of TraceError (retrieval/replay.py)",
+)
+@pytest.mark.parametrize(
+    "trace",
+    [
+        {"question": "借阅台 开放时间", "config": {}, "events": [{"step": "retrieve", "candidates": []}]},
+        {
+            "question": "借阅台 开放时间",
+            "config": CONFIG,
+            "events": [{"step": "retrieve", "candidates": [{}]}],
+        },
+        {
+            "question": "借阅台 开放时间",
+            "config": {**CONFIG, "as_of": "soon"},
+            "events": [{"step": "retrieve", "candidates": []}],
+        },
+    ],
+    ids=["config_without_keys", "candidate_without_score", "as_of_not_a_date"],
+)
+def test_json_valid_but_malformed_trace_is_a_trace_error(indexed_demo: Path, trace: dict) -> None:
+    with pytest.raises(TraceError):
+        replay(trace, indexed_demo)

@@ -97,6 +97,20 @@ def start_fork(root: Path) -> int:
     return pid
 
 
+def wait_child(pid: int, timeout_s: float) -> int:
+    """waitpid with a deadline: a child that hangs is killed and the trial fails."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"build child {pid} did not finish within {timeout_s} s")
+        time.sleep(0.002)
+
+
 def rag_lab_command() -> list[str]:
     script = Path(sys.executable).with_name("rag-lab")
     return [str(script)] if script.exists() else [sys.executable, "-m", "rag_lab.cli"]
@@ -115,7 +129,7 @@ def run_once(mode: str, root: Path, delay: float | None) -> str:
         if delay is not None:
             time.sleep(delay)
             os.kill(pid, signal.SIGKILL)  # a zombie can still be signalled
-        _, status = os.waitpid(pid, 0)
+        status = wait_child(pid, timeout_s=120.0)
         if os.WIFSIGNALED(status):
             return "killed"
         assert os.WEXITSTATUS(status) == 0, f"build exited with {os.WEXITSTATUS(status)}"

@@ -49,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--docs", type=int, default=300, help="documents in version A")
+    parser.add_argument(
+        "--spread",
+        type=float,
+        default=1.4,
+        help="delays are uniform in [0, spread x build time]; <= 1 kills nearly every build",
+    )
     args = parser.parse_args(argv)
     crash = load_experiment()
     started = time.perf_counter()
@@ -63,12 +69,19 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="soak-crash-") as tmp:
         stats = crash.crash_trials(
-            Path(tmp), args.trials, mode=args.mode, seed=args.seed, docs=args.docs, report=report
+            Path(tmp),
+            args.trials,
+            mode=args.mode,
+            seed=args.seed,
+            docs=args.docs,
+            spread=args.spread,
+            report=report,
         )
     summary = {
         "mode": args.mode,
         "seed": args.seed,
         "docs": args.docs,
+        "spread": args.spread,
         "seconds": round(time.perf_counter() - started, 1),
         **stats.as_dict(),
     }

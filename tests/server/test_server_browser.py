@@ -166,3 +166,17 @@ def test_image_citation_draws_the_bbox(page: Any) -> None:
     assert abs(box["x"] - (image["x"] + 45 * scale - 2)) < 1.5
     assert abs(box["width"] - (30 * scale + 4)) < 1.5
     assert page.evaluate("document.querySelector('#viewer img').naturalWidth") == 200
+
+
+def test_asking_as_a_member_opens_its_restricted_citation(page: Any) -> None:
+    ask(page, "员工休息室 开放时间")
+    assert page.text_content("#result .status") != "Answered"
+    page.click("details summary")
+    page.fill("#as_name", "bob")
+    page.fill("#groups", "staff")
+    ask(page, "员工休息室 开放时间")
+    page.wait_for_selector("#result .answer-text")
+    assert page.text_content("#result .answer-text") == "七点到二十二点"
+    page.click("#result ol.citations .cite")
+    page.wait_for_selector("#viewer mark")
+    assert page.text_content("#viewer mark") == "开放时间：七点到二十二点"

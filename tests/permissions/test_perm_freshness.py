@@ -116,3 +116,22 @@ def test_check_freshness_with_an_index_opened_for_bob(make_b: Callable[[str], Pa
         assert check_freshness(root, index).modified == [CONFLICT_DOC]
     with Index(default_index_path(root)) as index:
         assert check_freshness(root, index).modified == [CONFLICT_DOC]
+
+
+def test_labelling_a_public_file_is_stale_for_bob(make_b: Callable[[str], Path]) -> None:
+    root = make_b("all")
+    note = root / "documents/note.md"
+    note.write_bytes("权限：hr\n".encode() + note.read_bytes())
+    bob = ask(root, "借阅台 开放时间", BOB)
+    assert (bob["reason"], bob["stale"]["modified"]) == ("index_stale", ["documents/note.md"])
+
+
+def test_editing_the_sidecar_is_stale_for_everyone(make_b: Callable[[str], Path]) -> None:
+    root = make_b("all")
+    (root / "access.json").write_text(json.dumps({"documents/*_copy.md": ["hr", "audit"]}), encoding="utf-8")
+    for principal in (BOB, ALICE, None):
+        result = ask(root, "借阅台 开放时间", principal)
+        assert (result["reason"], result["stale"]) == (
+            "index_stale",
+            {"added": [], "deleted": [], "modified": ["access.json"]},
+        )

@@ -222,9 +222,9 @@ def test_forged_duplicate_of_a_verified_id_refuses(library: tuple[Path, dict[str
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_any_byte_change_fails_verification(data: st.DataObject) -> None:
-    from conftest import DEMO_CORPUS
+    import rag_lab
 
-    original = (DEMO_CORPUS / LIBRARY).read_bytes()
+    original = (Path(rag_lab.__file__).resolve().parent / "demo" / "corpus" / LIBRARY).read_bytes()
     position = data.draw(st.integers(min_value=0, max_value=len(original) - 1), label="position")
     edit = data.draw(st.sampled_from(["flip", "insert", "delete"]), label="edit")
     if edit == "flip":

@@ -176,7 +176,7 @@ def test_rel_directory_symlink_pointing_outside_root_is_not_followed(tmp_path: P
     root = _dir_symlink_root(tmp_path)
     summary = build_index(root)
     assert_others_fine(root)
-    assert summary.files == 3  # good.md, good2.md, red.png: nothing behind the link
+    assert summary.units == 4  # good.md 1, good2.md 2, red.png 1: nothing behind the link
     assert query_once("外部台 开放时间", root)["citations"] == []
 
 

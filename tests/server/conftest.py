@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import shutil
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_support import INJECTION
 from starlette.testclient import TestClient
 
 import rag_lab
-from rag_lab.data.access import Principal
 from rag_lab.index import build_index
 from rag_lab.server import create_app
 
 DEMO = Path(rag_lab.__file__).parent / "demo" / "corpus"
-ANONYMOUS = Principal("anonymous", frozenset())
-STAFF = {"name": "bob", "groups": ["staff"]}
-INJECTION = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
 @pytest.fixture
@@ -39,13 +35,3 @@ def corpus(tmp_path: Path) -> Path:
 def client(corpus: Path) -> Iterator[TestClient]:
     with TestClient(create_app(corpus)) as test_client:
         yield test_client
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
-    """Poll ``condition`` until it holds (the watcher delivers events asynchronously)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import ANONYMOUS, INJECTION, STAFF
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from conftest import ANONYMOUS, INJECTION, STAFF
 from rag_lab.data.access import Principal
 from rag_lab.records import Reason
 from rag_lab.retrieval import query_once

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from server_support import INJECTION
 
-from conftest import INJECTION
 from rag_lab.server import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")

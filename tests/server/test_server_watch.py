@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import ANONYMOUS, STAFF, wait_for
 from starlette.testclient import TestClient
 
 import rag_lab.server.state as state_module
-from conftest import ANONYMOUS, STAFF, wait_for
 from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 from rag_lab.server import create_app
@@ -170,8 +170,14 @@ def test_a_hidden_file_changing_is_neither_named_nor_counted(client: TestClient,
     member = {"question": "员工休息室 开放时间", "principal": STAFF}
     assert wait_for(lambda: client.post("/api/ask", json=member).json()["reason"] == "index_stale")
     assert client.post("/api/ask", json=member).json()["stale"]["modified"] == ["documents/staff_room.md"]
+    # A fresh event on the hidden file, so that the anonymous request re-hashes it.
+    events = client.app.state.rag_lab._events  # type: ignore[attr-defined]
+    before = events["documents/staff_room.md"]
+    os.utime(path)
+    assert wait_for(lambda: events.get("documents/staff_room.md", before) != before)
     anonymous = client.post("/api/ask", json=QUESTION).json()
     assert (anonymous["status"], anonymous["answer"]) == ("answered", "周二至周五十四点到十七点。")
+    assert anonymous["trace"]["events"][1]["rehashed"] == 0
     assert client.get("/api/health").json()["stale"] is False
     assert client.get("/api/health?as=bob&groups=staff").json()["changed"]["modified"] == [
         "documents/staff_room.md"

@@ -234,12 +234,19 @@ class ServerState:
         """
         if not self.watching:
             return check_freshness(self.root, view or version.index)
-        changes = self._owner_changes(version)
+        changes, rehashed = self._owner_changes(version)
         if view is not None:
             hide_invisible(self.root, view, changes)
+            # Count only re-hashes of files this caller may read: the count must not
+            # reveal that a hidden file was touched.
+            visible = set(view.visible)
+            changes.rehashed = sum(
+                1 for path in rehashed if (snap := view.snapshot_of(path)) is not None and snap[6] in visible
+            )
         return changes
 
-    def _owner_changes(self, version: IndexVersion) -> Changes:
+    def _owner_changes(self, version: IndexVersion) -> tuple[Changes, list[str]]:
+        """Changes among the watched paths, and the paths re-hashed to decide them."""
         with self._lock:
             rescan = self._rescan
             seen = self._seq
@@ -254,6 +261,7 @@ class ServerState:
             events = dict(self._events)
             cached = dict(self._verdicts)
         changes = Changes()
+        rehashed: list[str] = []
         forget: list[tuple[str, int]] = []
         fresh: dict[str, tuple[int, int, str | None]] = {}
         for path in sorted(events):
@@ -262,8 +270,9 @@ class ServerState:
             if hit is not None and hit[0] == seq and hit[1] == version.number:
                 kind = hit[2]
             else:
-                kind, rehashed = verdict(self.root, version.index, path)
-                changes.rehashed += int(rehashed)
+                kind, hashed = verdict(self.root, version.index, path)
+                if hashed:
+                    rehashed.append(path)
                 fresh[path] = (seq, version.number, kind)
             if kind is None:
                 forget.append((path, seq))
@@ -276,7 +285,8 @@ class ServerState:
                     if self._events.get(path) == seq:
                         del self._events[path]
                         self._verdicts.pop(path, None)
-        return changes
+        changes.rehashed = len(rehashed)
+        return changes, rehashed
 
     def health(self, principal: Principal | None = None) -> dict[str, Any]:
         """Index state, and staleness as ``principal`` sees it (hidden files are not named)."""

@@ -18,6 +18,7 @@ requests/s and the error count (non-200 or transport error). Traffic goes to
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import socket
@@ -29,8 +30,6 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
-
-import http.client
 
 import httpx
 
@@ -102,7 +101,7 @@ class Server:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         code = f"from rag_lab.server import run; run({str(root)!r}, host='127.0.0.1', port={self.port})"
-        self._log = open(log, "wb")
+        self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen([sys.executable, "-c", code], stdout=self._log, stderr=self._log)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

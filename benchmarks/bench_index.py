@@ -50,7 +50,9 @@ def code_state() -> dict[str, object]:
     diff = git("diff", "HEAD", "--", "src")
     return {
         "head": git("rev-parse", "--short", "HEAD"),
-        "dirty_src_files": [line[3:] for line in git("status", "--short", "--", "src").splitlines()],
+        "dirty_src_files": [
+            line.split(maxsplit=1)[-1] for line in git("status", "--short", "--", "src").splitlines()
+        ],
         "src_diff_sha256": hashlib.sha256(diff.encode()).hexdigest()[:12] if diff else None,
     }
 

@@ -35,3 +35,10 @@ def corpus(tmp_path: Path) -> Path:
 def client(corpus: Path) -> Iterator[TestClient]:
     with TestClient(create_app(corpus)) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def trusted(corpus: Path) -> Iterator[TestClient]:
+    """A client of a server that takes the principal a request names (behind a trusted front)."""
+    with TestClient(create_app(corpus, trust_principals=True)) as test_client:
+        yield test_client

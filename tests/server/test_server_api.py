@@ -289,7 +289,8 @@ def test_a_restricted_document_is_indistinguishable_from_an_absent_one(
     assert hidden == query_once(STAFF_QUESTION, corpus, principal=ANONYMOUS)
 
 
-def test_a_member_sees_it_and_its_evidence(client: TestClient, corpus: Path) -> None:
+def test_a_member_sees_it_and_its_evidence(trusted: TestClient, corpus: Path) -> None:
+    client = trusted
     result = client.post("/api/ask", json={"question": STAFF_QUESTION, "principal": STAFF}).json()
     assert (result["status"], result["answer"]) == ("answered", "七点到二十二点")
     assert result["trace"]["events"][0] == {"step": "principal", "name": "bob", "groups": ["staff"]}
@@ -323,6 +324,15 @@ def test_owner_app_answers_without_a_principal(corpus: Path) -> None:
         5,
     ],
 )
-def test_malformed_principal_is_400(client: TestClient, principal: Any) -> None:
+def test_malformed_principal_is_400(trusted: TestClient, principal: Any) -> None:
+    client = trusted
     body = {"question": STAFF_QUESTION, "principal": principal}
     assert "principal" in assert_error(client.post("/api/ask", json=body), 400, "invalid_setting")
+
+
+def test_an_untrusting_server_refuses_a_claimed_principal(client: TestClient) -> None:
+    body = {"question": STAFF_QUESTION, "principal": STAFF}
+    message = assert_error(client.post("/api/ask", json=body), 400, "invalid_setting")
+    assert "trust_principals" in message and "'bob'" in message and "anonymous" in message
+    assert_error(client.get("/api/evidence/ev_x?as=bob&groups=staff"), 400, "invalid_setting")
+    assert_error(client.get("/api/health?as=bob"), 400, "invalid_setting")

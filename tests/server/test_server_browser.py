@@ -57,9 +57,14 @@ def free_port() -> int:
 
 @pytest.fixture
 def server(corpus: Path) -> Iterator[str]:
+    """uvicorn on a free port; it trusts named principals (the member test asks "as bob")."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(corpus), host="127.0.0.1", port=port, log_level="warning", access_log=False
+        create_app(corpus, trust_principals=True),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
     )
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)

@@ -164,7 +164,8 @@ def test_a_watcher_that_cannot_start_falls_back_to_walking(
     assert result["stale"]["modified"] == ["documents/library.md"]
 
 
-def test_a_hidden_file_changing_is_neither_named_nor_counted(client: TestClient, corpus: Path) -> None:
+def test_a_hidden_file_changing_is_neither_named_nor_counted(trusted: TestClient, corpus: Path) -> None:
+    client = trusted
     path = corpus / "documents" / "staff_room.md"
     path.write_text(path.read_text(encoding="utf-8").replace("七点", "八点"), encoding="utf-8")
     member = {"question": "员工休息室 开放时间", "principal": STAFF}
@@ -184,7 +185,8 @@ def test_a_hidden_file_changing_is_neither_named_nor_counted(client: TestClient,
     ]
 
 
-def test_the_access_sidecar_is_watched(client: TestClient, corpus: Path) -> None:
+def test_the_access_sidecar_is_watched(trusted: TestClient, corpus: Path) -> None:
+    client = trusted
     (corpus / "access.json").write_text('{"documents/library.md": ["staff"]}', encoding="utf-8")
     assert wait_for(
         lambda: client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"]

@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import date
 from importlib import metadata, resources
 from typing import Any
@@ -70,24 +71,44 @@ def principal_from(name: object, groups: object, *, where: str) -> Principal:
     return Principal(name.strip(), frozenset(wanted))
 
 
-def _body_principal(value: object, default: Principal | None) -> Principal | None:
+@dataclass(frozen=True)
+class Callers:
+    """Who a request is answered as: ``default`` unless it names a principal, which is
+    accepted only when the server was told to trust such claims (``trusted``)."""
+
+    default: Principal | None
+    trusted: bool
+
+    def claimed(self, principal: Principal) -> Principal:
+        if not self.trusted:
+            who = "the corpus owner" if self.default is None else "anonymous (public documents only)"
+            raise ConfigError(
+                f"this server does not take a principal from the request ({principal.name!r}): it would be "
+                "only the caller's claim. Start it with trust_principals=True "
+                "(`rag-lab serve --trust-principals`) behind a front that authenticates callers and sets "
+                f"the principal; until then every request is answered as {who}"
+            )
+        return principal
+
+
+def _body_principal(value: object, callers: Callers) -> Principal | None:
     if value is None:
-        return default
+        return callers.default
     if not isinstance(value, dict) or set(value) - {"name", "groups"}:
         raise ConfigError(f'principal must be null or {{"name": "bob", "groups": ["staff"]}}, got {value!r}')
-    return principal_from(value.get("name"), value.get("groups"), where="principal")
+    return callers.claimed(principal_from(value.get("name"), value.get("groups"), where="principal"))
 
 
-def _query_principal(request: Request, default: Principal | None) -> Principal | None:
+def _query_principal(request: Request, callers: Callers) -> Principal | None:
     name, groups = request.query_params.get("as"), request.query_params.get("groups")
     if name is None:
         if groups:
             raise ConfigError("?groups= needs ?as=NAME")
-        return default
-    return principal_from(name, groups, where="?as=")
+        return callers.default
+    return callers.claimed(principal_from(name, groups, where="?as="))
 
 
-def _parse_ask(body: object, default: Principal | None) -> dict[str, Any]:
+def _parse_ask(body: object, callers: Callers) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ApiError(
             ErrorType.BAD_REQUEST, 'the body must be a JSON object, e.g. {"question": "借阅台 开放时间"}'
@@ -101,7 +122,7 @@ def _parse_ask(body: object, default: Principal | None) -> dict[str, Any]:
         raise ApiError(
             ErrorType.INVALID_QUESTION, 'the body has no "question"; e.g. {"question": "借阅台 开放时间"}'
         )
-    principal = _body_principal(body.get("principal"), default)
+    principal = _body_principal(body.get("principal"), callers)
     as_of = body.get("as_of")
     day: date | None = None
     if as_of is not None:
@@ -137,6 +158,7 @@ def create_app(
     index_path: str | os.PathLike[str] | None = None,
     watch: bool = True,
     owner: bool = False,
+    trust_principals: bool = False,
 ) -> Starlette:
     """An ASGI app answering questions about the corpus at ``root`` (see docs/server.md).
 
@@ -144,10 +166,12 @@ def create_app(
     files they cite; ``watch=False`` walks the corpus on every request like ``query_once``.
     A request that names no principal is answered as ``anonymous`` (public documents
     only), or as the corpus owner (like the CLI without ``--as``) when ``owner=True``.
+    A request may name a principal only when ``trust_principals=True`` (the server then
+    believes the claim: put it behind a front that authenticates callers).
     Raises :class:`rag_lab.errors.CorpusError` if ``root`` is not a folder.
     """
     state = ServerState(root, index_path, watch)
-    default = None if owner else Principal(ANONYMOUS, frozenset())
+    callers = Callers(None if owner else Principal(ANONYMOUS, frozenset()), trust_principals)
     files = {name: _static(name) for name in (*STATIC, "index.html")}
     spec = openapi_document(_version())
 
@@ -157,14 +181,14 @@ def create_app(
             body = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ApiError(ErrorType.BAD_REQUEST, f"the body is not JSON ({exc})") from None
-        return JSONResponse(ask(state, **_parse_ask(body, default)))
+        return JSONResponse(ask(state, **_parse_ask(body, callers)))
 
     async def evidence_route(request: Request) -> Response:
-        principal = _query_principal(request, default)
+        principal = _query_principal(request, callers)
         return JSONResponse(evidence_view(state, request.path_params["evidence_id"], principal))
 
     async def image_route(request: Request) -> Response:
-        principal = _query_principal(request, default)
+        principal = _query_principal(request, callers)
         data, sha = image_bytes(state, request.path_params["evidence_id"], principal)
         headers = {"X-Rag-Lab-Sha256": sha, "X-Rag-Lab-Verified": "true", "Cache-Control": "no-store"}
         return Response(
@@ -175,7 +199,7 @@ def create_app(
         return JSONResponse(await run_in_threadpool(state.rebuild))
 
     async def health_route(request: Request) -> Response:
-        return JSONResponse(state.health(_query_principal(request, default)))
+        return JSONResponse(state.health(_query_principal(request, callers)))
 
     async def openapi_route(request: Request) -> Response:
         return JSONResponse(spec)
@@ -257,9 +281,10 @@ def run(
     index_path: str | os.PathLike[str] | None = None,
     *,
     owner: bool = False,
+    trust_principals: bool = False,
 ) -> None:
     """Serve ``create_app(root)`` with uvicorn until interrupted (``rag-lab serve ROOT``)."""
     import uvicorn
 
-    app = create_app(root, index_path=index_path, owner=owner)
+    app = create_app(root, index_path=index_path, owner=owner, trust_principals=trust_principals)
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="info")

@@ -83,9 +83,12 @@ def questions_for(out: Path, docs: int) -> dict[str, str]:
 def ensure_index(root: Path) -> None:
     path = default_index_path(root)
     if path.exists():
-        with Index(path) as index:
-            if not check_freshness(root, index).stale:
-                return
+        try:
+            with Index(path) as index:
+                if not check_freshness(root, index).stale:
+                    return
+        except Exception as exc:  # e.g. an index of an older schema version: rebuild it
+            print(f"rebuilding {path}: {exc}", flush=True)
     code = "import sys; from rag_lab.index import build_index; build_index(sys.argv[1])"
     subprocess.run([sys.executable, "-c", code, str(root)], check=True)
 

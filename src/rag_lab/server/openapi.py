@@ -32,7 +32,8 @@ AS = {
     "in": "query",
     "required": False,
     "schema": {"type": "string"},
-    "description": "the caller's name (with groups); default: the server's default caller",
+    "description": "the caller's name (with groups; only on a server with trust_principals=True); "
+    "default: the server's default caller",
 }
 GROUPS = {
     "name": "groups",
@@ -157,8 +158,9 @@ def openapi_document(version: str) -> dict[str, Any]:
                             "oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/Principal"}],
                             "description": "Who asks (SPEC §7). null: the server's default caller — "
                             "`anonymous` (public documents only), or the corpus owner if the server "
-                            "was started with owner=True. The server trusts this claim: authenticate "
-                            "callers in front of it.",
+                            "was started with owner=True. A named principal is a claim: it is "
+                            "accepted only when the server runs with trust_principals=True (behind a "
+                            "front that authenticates callers), otherwise refused with invalid_setting.",
                         },
                     },
                 },

@@ -74,9 +74,10 @@ def _principal(args: argparse.Namespace) -> Principal | None:
             raise ConfigError("--groups needs --as NAME")
         return None
     wanted = [g for g in (groups or "").split(",") if g]
-    if parse_groups(wanted) is None and wanted:
+    acl = parse_groups(wanted) if wanted else ""
+    if acl is None:
         raise ConfigError(f"--groups {groups!r}: group names are letters, digits, _ . - separated by commas")
-    return Principal(name, frozenset(wanted))
+    return Principal(name, frozenset(acl.split(",")) if acl else frozenset())
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -212,11 +212,6 @@ def test_images_are_restricted_through_the_sidecar(tmp_path: Path) -> None:
     assert ask(root, "蓝色 大 正方形", BOB)["answer"] == "蓝色 大 正方形"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli._principal validates --groups with parse_groups but keeps the raw comma-split strings, "
-    "so 'hr finance' or 'hr，finance' becomes the one group 'hr finance' and silently matches nothing",
-)
 @pytest.mark.parametrize("groups", ["staff hr", "staff，hr", "staff、hr"])
 def test_cli_groups_accept_the_label_separators(
     groups: str, make_b: Callable[[str], Path], capsys: pytest.CaptureFixture[str]

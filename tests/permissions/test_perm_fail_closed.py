@@ -79,11 +79,6 @@ def test_bad_inline_label_hides_from_everyone(text: str, message: str, tmp_path:
     assert_hidden_from_everyone(root)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a 权限 line that is a malformed field line (empty value, space before the colon) gets only "
-    "a parse warning and never reaches parsed.access, so the file is public (data/documents.py)",
-)
 @pytest.mark.parametrize(
     "label",
     ["权限：", "权限： ", "权限 ：hr", "权限： hr"],

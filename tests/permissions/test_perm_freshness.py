@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from perm_corpora import ALICE, AS_OF, BOB, CONFLICT_DOC, UNKNOWN_DOC
 
 from rag_lab.data.access import Principal
@@ -50,11 +49,6 @@ def test_editing_a_hidden_file_is_not_stale_for_bob(make_b: Callable[[str], Path
     assert (owner["reason"], owner["stale"]["modified"]) == ("index_stale", [CONFLICT_DOC])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_freshness counts `rehashed` before filtering by principal: bob's trace says "
-    "rehashed=1 after an edit to a file he cannot read (index/freshness.py)",
-)
 def test_editing_a_hidden_file_leaves_bobs_output_byte_identical(make_b: Callable[[str], Path]) -> None:
     root = make_b("all")
     before = dumped(root, BOB)

@@ -113,6 +113,8 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             if head in DATE_FIELDS:
                 # a window we cannot read must not silently widen to "always valid"
                 raise SourceFileError(source, f"line {number}: {head} line is malformed: {split}")
+            if head == ACCESS_FIELD:
+                parsed.access.append("")  # a label we cannot read must not leave the file public
             parsed.warnings.append((number, split))
             continue
         name, value = split

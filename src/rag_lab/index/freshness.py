@@ -70,7 +70,8 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
             continue
         if (fp.size, fp.mtime_ns, fp.ctime_ns, fp.inode) == tuple(snap[:4]):
             continue
-        changes.rehashed += 1
+        if index.principal is None or snap[6] in index.visible:
+            changes.rehashed += 1  # a hidden file's re-hash is not the caller's business
         if file_changed(base, item.path, snap):
             changes.modified.append(item.path)
     changes.deleted = sorted(set(snapshot) - seen)

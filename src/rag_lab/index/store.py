@@ -131,7 +131,10 @@ class Index:
             ) from None
 
     def may_see(self, unit: Unit) -> bool:
-        return unit.get("acl", PUBLIC) in self.visible
+        """By the index's record of the unit's file, never by the unit dict's own claim."""
+        rows = self._query("SELECT acl FROM files WHERE path = ? AND error IS NULL", (unit.get("source"),))
+        acl = rows[0][0] if rows else unit.get("acl", PUBLIC)  # unknown paths: verification decides
+        return acl in self.visible and unit.get("acl", PUBLIC) in self.visible
 
     @property
     def reserved_fields(self) -> frozenset[str]:

@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rag_lab.data.access import Principal
 from rag_lab.errors import TraceError
 from rag_lab.index import Index, default_index_path
 from rag_lab.records import Result
@@ -53,10 +54,14 @@ def replay(
         )
     candidates = [{"score": c["score"], "evidence": c["evidence"]} for c in retrieved["candidates"]]
     path = Path(index_path) if index_path is not None else default_index_path(root)
-    index: Index | None = Index(path) if path.exists() else None
-    source: EvidenceSource = index if index is not None else CorpusSource(root)
+    who = _event(saved, "principal")
+    principal = None if who is None else Principal(who["name"], frozenset(who["groups"]))
+    index: Index | None = Index(path, principal) if path.exists() else None
+    source: EvidenceSource = index if index is not None else CorpusSource(root, principal=principal)
     try:
         trace = Trace(config, question=question)
+        if principal is not None:
+            trace.add("principal", name=principal.name, groups=sorted(principal.groups))
         trace.add("replay", candidates=len(candidates), index=index is not None)
         kept = select_context(question, candidates, source, config, trace)
         return answer(

@@ -45,6 +45,7 @@ class CorpusSource:
         self._principal = principal
         records = extract_corpus(root)
         self._visible = set(visible_acls({r.acl for r in records}, principal))
+        self._acl_of = {r.path: r.acl for r in records if r.error is None}
         units = sorted(
             (u for rec in records if rec.acl in self._visible for u in rec.units),
             key=lambda u: u["evidence_id"],
@@ -68,7 +69,8 @@ class CorpusSource:
         return self._principal
 
     def may_see(self, unit: Unit) -> bool:
-        return unit.get("acl", PUBLIC) in self._visible
+        acl = self._acl_of.get(str(unit.get("source")), unit.get("acl", PUBLIC))
+        return acl in self._visible and unit.get("acl", PUBLIC) in self._visible
 
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         return {c: set(self._names[c]) for c in set(candidates) if c in self._names}

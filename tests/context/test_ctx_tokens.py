@@ -149,11 +149,6 @@ def test_special_token_text_is_counted_as_plain_text() -> None:
     assert report["tokens"] == len(ENC.encode(render_package([_unit(1, text)])[0], disallowed_special=()))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reserve_tokens is not validated: a negative reserve raises the available budget above "
-    "`budget` (pack.py pack_context / query.py request_config)",
-)
 def test_negative_reserve_is_a_config_error() -> None:
     candidates = [{"evidence": _unit(1, "地点：一楼")}]
     with pytest.raises(ConfigError, match="reserve"):

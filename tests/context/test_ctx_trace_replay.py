@@ -312,11 +312,6 @@ def test_live_retrieval_still_produces_the_frozen_candidates(indexed_demo: Path)
         assert retrieve["candidates"] == case["candidates"], case["name"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="replay() uses an existing index's same-key map without a freshness check, so a file added "
-    "since indexing is not audited and replay says 'identical' (retrieval/replay.py)",
-)
 def test_replay_with_a_stale_index_still_audits_the_current_files(indexed_demo: Path) -> None:
     result = query_once("测试台 开放时间", indexed_demo, as_of=AS_OF)
     (indexed_demo / "documents" / "test_bench_c.md").write_text(
@@ -338,11 +333,6 @@ CONFIG = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="replay() indexes config/candidates without validation: a JSON-valid but malformed trace "
-    "escapes as KeyError/ValueError (a traceback from the CLI) instead of TraceError (retrieval/replay.py)",
-)
 @pytest.mark.parametrize(
     "trace",
     [

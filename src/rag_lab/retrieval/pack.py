@@ -55,6 +55,8 @@ def pack_context(
         raise ConfigError(f"budget unit {unit!r} is not one of {BUDGET_UNITS}")
     if unit == "tokens" and count_tokens is None:
         raise ConfigError("a tokens budget needs a tokenizer (rag_lab.retrieval.tokens.load_counter)")
+    if isinstance(reserve_tokens, bool) or not isinstance(reserve_tokens, int) or reserve_tokens < 0:
+        raise ConfigError(f"reserve_tokens must be a whole number ≥ 0, got {reserve_tokens!r}")
     available = budget - reserve_tokens if unit == "tokens" else budget
     kept: list[Candidate] = []
     skipped: list[dict[str, Any]] = []

@@ -15,13 +15,14 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.errors import TraceError
-from rag_lab.index import Index, default_index_path
+from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.records import Result
 from rag_lab.retrieval.answer import answer
 from rag_lab.retrieval.query import select_context
 from rag_lab.retrieval.sources import CorpusSource, EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
+REQUIRED_CONFIG = ("top_k", "budget", "budget_unit", "reserve_tokens", "ordering", "dedup", "as_of")
 COMPARED = ("status", "reason", "answer", "same_key_sources_checked", "duplicates_merged")
 
 
@@ -52,11 +53,22 @@ def replay(
         raise TraceError(
             "the trace has no question, config or retrieve step; only ask traces that retrieved can be replayed"
         )
-    candidates = [{"score": c["score"], "evidence": c["evidence"]} for c in retrieved["candidates"]]
+    missing = [k for k in REQUIRED_CONFIG if k not in config]
+    if missing:
+        raise TraceError(f"the trace's config lacks {missing}; it was not written by this rag_lab")
+    try:
+        candidates = [{"score": c["score"], "evidence": c["evidence"]} for c in retrieved["candidates"]]
+        as_of = date.fromisoformat(config["as_of"])
+        who = _event(saved, "principal")
+        principal = None if who is None else Principal(who["name"], frozenset(who["groups"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TraceError(f"the trace is malformed ({type(exc).__name__}: {exc})") from None
     path = Path(index_path) if index_path is not None else default_index_path(root)
-    who = _event(saved, "principal")
-    principal = None if who is None else Principal(who["name"], frozenset(who["groups"]))
     index: Index | None = Index(path, principal) if path.exists() else None
+    if index is not None and check_freshness(root, index).stale:
+        # A stale same-key map would miss new copies: audit from the current files instead.
+        index.close()
+        index = None
     source: EvidenceSource = index if index is not None else CorpusSource(root, principal=principal)
     try:
         trace = Trace(config, question=question)
@@ -70,7 +82,7 @@ def replay(
             root,
             source,
             retrieved=candidates,
-            as_of=date.fromisoformat(config["as_of"]),
+            as_of=as_of,
             trace=trace,
         )
     finally:

@@ -246,12 +246,6 @@ def test_any_byte_change_fails_verification(data: st.DataObject) -> None:
     assert result["verification_failure"]["failed_check"] == "sha256"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CorpusSource.may_see() admits only ACLs present among the *current* files, so when no "
-    "public file is left a public candidate is silently dropped before verification and the refusal "
-    "says no_supporting_evidence instead of source_verification_failed (retrieval/sources.py)",
-)
 def test_candidate_of_the_only_deleted_file_refuses_as_verification_failure(
     library: tuple[Path, dict[str, Any]],
 ) -> None:

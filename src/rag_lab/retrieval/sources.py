@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from rag_lab.data import extract_corpus
-from rag_lab.data.access import PUBLIC, Principal, visible_acls
+from rag_lab.data.access import NOBODY, PUBLIC, Principal, visible_acls
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Modality, Unit
 
 
@@ -69,8 +69,13 @@ class CorpusSource:
         return self._principal
 
     def may_see(self, unit: Unit) -> bool:
-        acl = self._acl_of.get(str(unit.get("source")), unit.get("acl", PUBLIC))
-        return acl in self._visible and unit.get("acl", PUBLIC) in self._visible
+        # Decided from the labels themselves, so a public unit of a file deleted since stays
+        # visible and fails verification (rather than vanishing as if it never existed).
+        acl = str(self._acl_of.get(str(unit.get("source")), unit.get("acl", PUBLIC)))
+        return self._allowed(acl) and self._allowed(str(unit.get("acl", PUBLIC)))
+
+    def _allowed(self, acl: str) -> bool:
+        return acl != NOBODY if self._principal is None else self._principal.may_read(acl)
 
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         return {c: set(self._names[c]) for c in set(candidates) if c in self._names}

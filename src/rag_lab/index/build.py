@@ -143,6 +143,9 @@ def _write(tmp: Path, records: list[FileRecord], config: dict[str, Any], summary
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(len(units)),
+            # Kept here so opening an index and parsing a question never scan whole tables.
+            "acls": json.dumps(sorted({r.acl for r in records} | {u.get("acl", PUBLIC) for u in units})),
+            "name_lengths": json.dumps(_name_lengths(units)),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -152,6 +155,12 @@ def _write(tmp: Path, records: list[FileRecord], config: dict[str, Any], summary
         summary.units = len(units)
     finally:
         db.close()
+
+
+def _name_lengths(units: list[Unit]) -> list[int]:
+    """Shortest and longest subject/field name (over all ACLs: it only bounds a lookup)."""
+    lengths = [len(u[k]) for u in units for k in ("subject", "field") if u[k] is not None]
+    return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
 def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: BuildSummary) -> list[Unit]:

@@ -68,7 +68,9 @@ class Index:
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self.config: dict[str, Any] = json.loads(meta["config"])
-            acls = [r[0] for r in self._db.execute("SELECT acl FROM acl_stats UNION SELECT acl FROM files")]
+            acls = json.loads(meta["acls"])
+            shortest, longest = json.loads(meta["name_lengths"])
+            self._name_lengths = (int(shortest), int(longest))
             self.visible = visible_acls(acls, principal)
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
@@ -206,8 +208,9 @@ class Index:
         return [r[0] for r in rows]
 
     def name_length_range(self) -> tuple[int, int]:
-        row = self._query("SELECT min(length(name)), max(length(name)) FROM names WHERE {visible}")[0]
-        return (row[0] or 0, row[1] or 0)
+        """Bounds for the substring lookup (stored at build time; over every ACL, which only
+        widens the lookup and never changes what a caller can match)."""
+        return self._name_lengths
 
     # -- snapshot ------------------------------------------------------------------------
     def snapshot(self) -> dict[str, tuple[Any, ...]]:

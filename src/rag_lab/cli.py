@@ -203,7 +203,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"the server needs the serve extra ({exc.name} is missing): pip install 'rag-lab[serve]'"
         ) from None
-    run(args.root, host=args.host, port=args.port, index_path=args.index)
+    run(
+        args.root,
+        host=args.host,
+        port=args.port,
+        index_path=args.index,
+        owner=args.owner,
+        trust_principals=args.trust_principals,
+    )
     return EXIT_OK
 
 
@@ -292,6 +299,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("root")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--owner",
+        action="store_true",
+        help="answer requests that name no principal as the corpus owner (default: anonymous, public only)",
+    )
+    p.add_argument(
+        "--trust-principals",
+        action="store_true",
+        help="accept a principal named in requests (only behind an authenticating front)",
+    )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)
     return parser

@@ -9,8 +9,8 @@ import rag_lab
 from rag_lab.cli import build_parser
 from rag_lab.records import Reason
 
-SRC = Path(rag_lab.__file__).parent
-ROOT = SRC.parent.parent
+ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
+SRC = ROOT / "src" / "rag_lab"
 LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {

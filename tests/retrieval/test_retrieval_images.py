@@ -36,7 +36,7 @@ def test_image_answer_remeasures(indexed_demo: Path) -> None:
     assert cite["bbox"] == measured["bbox"] == [45, 45, 75, 75]
     assert (measured["color"], measured["size"], measured["shape"]) == ("红色", "小", "圆形")
     verify = [e for e in result["trace"]["events"] if e["step"] == "verify"]
-    assert all(e["ok"] and e["checks"][-1] == "remeasure" for e in verify)
+    assert all(e["ok"] and e["checks"][-2:] == ["remeasure", "id"] for e in verify)
 
 
 def test_image_question_without_size_matches_every_size(indexed_demo: Path) -> None:

@@ -76,6 +76,9 @@ def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
+                elif entry.is_symlink() and entry.is_dir(follow_symlinks=True):
+                    rel = Path(entry.path).relative_to(base).as_posix()
+                    found.append((rel, kind, entry))  # reported below as an error file
                 elif entry.name.endswith(suffix):
                     rel = Path(entry.path).relative_to(base).as_posix()
                     found.append((rel, kind, entry))
@@ -84,6 +87,9 @@ def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
             found.append((SIDECAR, "access", entry))
     found.sort(key=lambda item: item[0])
     for rel, kind, entry in found:
+        if entry.is_symlink() and entry.is_dir(follow_symlinks=True):
+            yield CorpusFile(rel, kind, None, "directory symlink is not followed; its files are not indexed")
+            continue
         if entry.is_symlink():
             target = Path(entry.path).resolve()
             if not _is_inside(target, real_root) or not target.is_file():

@@ -8,6 +8,7 @@ point 0 of the decoded text and is never part of a unit. See docs/corpus-format.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -98,6 +99,7 @@ def split_field_line(stripped: str) -> tuple[str, str] | None | str:
 def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     """Parse one document's bytes into field units (see module docstring)."""
     text = decode_document(source, data)
+    lone_cr = re.search(r"\r(?!\n)", text)
     parsed = ParsedDocument(units=[])
     subject: str | None = None
     headless_dates: list[Unit] = []  # date lines above the first 主题 still bound the document
@@ -146,6 +148,15 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "value": value,
                 "modality": str(Modality.TEXT),
             }
+        )
+    if lone_cr is not None:
+        cr_line = text.count("\n", 0, lone_cr.start()) + 1
+        parsed.warnings.append(
+            (
+                cr_line,
+                f"lone CR (U+000D) at code point {lone_cr.start()} does not end a line; "
+                "save the file with LF or CRLF line endings",
+            )
         )
     _apply_validity(source, parsed, headless_dates)
     return parsed

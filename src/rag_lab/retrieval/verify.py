@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from rag_lab.data.corpus import sha256_hex
+from rag_lab.data.documents import evidence_id
 from rag_lab.records import FULLWIDTH_COLON, Modality, SupportType, Unit
 
 IMAGE_FIELDS = ("color", "size", "shape", "area", "mean_color", "bbox", "width", "height", "text")
@@ -111,6 +112,14 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
     if problem is not None:
         return fail(check, problem)
     result.checks.append(check)
+    span = unit.get("span")
+    derived = evidence_id(unit["source"], None if span is None else (span[0], span[1]), digest)
+    if derived != unit.get("evidence_id"):
+        return fail(
+            "id",
+            "evidence id does not derive from (source, span, sha256); the index may be damaged: rebuild it",
+        )
+    result.checks.append("id")
     result.ok = True
     return result
 

@@ -89,7 +89,7 @@ def test_evidence_shows_numbered_lines_and_the_span(client: TestClient, corpus: 
     view = client.get(f"/api/evidence/{cite['evidence_id']}").json()
     data = (corpus / "documents" / "library.md").read_bytes()
     assert view["verified"] is True
-    assert view["verification"]["checks"] == ["path", "exists", "sha256", "span"]
+    assert view["verification"]["checks"] == ["path", "exists", "sha256", "span", "id"]
     assert view["sha256"] == view["current_sha256"] == hashlib.sha256(data).hexdigest() == cite["sha256"]
     excerpt = view["excerpt"]
     assert [line["number"] for line in excerpt["lines"]] == list(range(1, 12))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
-from rag_lab.index import Index, check_freshness, default_index_path
+from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
 from rag_lab.retrieval.order import order_context
@@ -119,16 +119,30 @@ def query_once(
     config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
-        trace = Trace({**config, "index": index.config}, question=question)
-        if principal is not None:
-            trace.add("principal", name=principal.name, groups=sorted(principal.groups))
-        changes = check_freshness(root, index)
-        trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
-        if changes.stale:
-            return stale_result(question, changes.paths(), changes.as_dict(), trace)
-        candidates = retrieve(question, index, top_k)
-        trace.add(
-            "retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
-        )
-        kept = select_context(question, candidates, index, config, trace)
-        return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace)
+        return run_request(question, root, index, config, principal, lambda: check_freshness(root, index))
+
+
+def run_request(
+    question: str,
+    root: str | os.PathLike[str],
+    index: Index,
+    config: dict[str, Any],
+    principal: Principal | None,
+    freshness: Callable[[], Changes],
+) -> Result:
+    """The request steps over an open index; ``freshness`` says what changed on disk.
+
+    ``query_once`` passes a corpus walk; the server passes its watcher's view.
+    """
+    trace = Trace({**config, "index": index.config}, question=question)
+    if principal is not None:
+        trace.add("principal", name=principal.name, groups=sorted(principal.groups))
+    changes = freshness()
+    trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
+    if changes.stale:
+        return stale_result(question, changes.paths(), changes.as_dict(), trace)
+    candidates = retrieve(question, index, config["top_k"])
+    trace.add("retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates])
+    kept = select_context(question, candidates, index, config, trace)
+    day = date.fromisoformat(config["as_of"])
+    return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace)

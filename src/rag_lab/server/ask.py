@@ -3,8 +3,7 @@
 :func:`ask` is ``query_once`` (SPEC §3, §6) with two differences: the index is the
 server's open version instead of a fresh ``Index(path)``, and freshness comes from
 :meth:`ServerState.changes` (watched paths only) instead of a corpus walk. It calls the
-same steps (``request_config``, ``retrieve``, ``select_context``, ``answer``,
-``stale_result``), so the trace events and result shape are the same, so a stale refusal from the server and
+same steps (``request_config`` and ``run_request``), so the trace events and result shape are the same, so a stale refusal from the server and
 from ``query_once`` look alike. :func:`evidence_view` and :func:`image_bytes`
 re-verify one unit at request time.
 """
@@ -19,12 +18,9 @@ from rag_lab.data.access import Principal
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import iter_lines
 from rag_lab.records import Modality, Result, Unit
-from rag_lab.retrieval.answer import answer
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
-from rag_lab.retrieval.query import request_config, select_context, stale_result
+from rag_lab.retrieval.query import request_config, run_request
 from rag_lab.retrieval.question import check_question
-from rag_lab.retrieval.rank import retrieve
-from rag_lab.retrieval.trace import Trace
 from rag_lab.retrieval.verify import SourceReader, Verification, verify_unit
 from rag_lab.server.problems import ApiError, ErrorType
 from rag_lab.server.state import ServerState
@@ -49,19 +45,14 @@ def ask(
     config = request_config(top_k, budget, "codepoints", None, "relevance", True, day)
     with state.reading() as version:
         index = version.view(principal)
-        trace = Trace({**config, "index": index.config}, question=question)
-        if principal is not None:
-            trace.add("principal", name=principal.name, groups=sorted(principal.groups))
-        changes = state.changes(version, index if principal is not None else None)
-        trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
-        if changes.stale:
-            return stale_result(question, changes.paths(), changes.as_dict(), trace)
-        candidates = retrieve(question, index, top_k)
-        trace.add(
-            "retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
+        return run_request(
+            question,
+            state.root,
+            index,
+            config,
+            principal,
+            lambda: state.changes(version, index if principal is not None else None),
         )
-        kept = select_context(question, candidates, index, config, trace)
-        return answer(question, kept, state.root, index, retrieved=candidates, as_of=day, trace=trace)
 
 
 def _unit(state: ServerState, evidence_id: str, principal: Principal | None) -> Unit:

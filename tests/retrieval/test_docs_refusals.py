@@ -43,7 +43,7 @@ EXAMPLES = [
     ("新台 开放时间", {}, "conflicting_evidence"),
     ("借阅台 容量", {}, "no_supporting_evidence"),
     ("什么时候能借东西", {}, "no_supporting_evidence"),
-    ("会议室A 地点", {"top_k": 1}, "evidence_not_retrieved"),
+    ("借阅台 和 测试台 的 开放时间", {"top_k": 1}, "evidence_not_retrieved"),
     ("借阅台 开放时间", {"budget": 5}, "excluded_by_budget"),
     ("红色 小 圆形 材质", {}, "unsupported_attribute"),
     ("便笺 原文", {}, "reserved_field"),

@@ -59,6 +59,7 @@ def competing(make_corpus: MakeCorpus) -> Path:
     root = make_corpus(
         {
             "documents/lib.md": f"主题：借阅台\n开放时间：{LONG_HOURS}\n",
+            "documents/print.md": "主题：打印室\n开放时间：全天。\n",
             "documents/board.md": "主题：公告栏\n备注：借阅台开放时间借阅台开放时间\n",
         }
     )
@@ -66,29 +67,63 @@ def competing(make_corpus: MakeCorpus) -> Path:
     return root
 
 
-def test_competing_unit_outranks_the_asked_key(competing: Path) -> None:
+def test_named_key_outranks_a_unit_that_wins_on_bm25(competing: Path) -> None:
     with Index(default_index_path(competing)) as index:
+        plain = retrieve("借阅台 开放时间", index, top_k=2, named_keys_first=False)
         ranked = retrieve("借阅台 开放时间", index, top_k=2)
-    assert [c["evidence"]["source"] for c in ranked] == ["documents/board.md", "documents/lib.md"]
+    # BM25 alone prefers the notice board that repeats the words ...
+    assert [c["evidence"]["source"] for c in plain] == ["documents/board.md", "documents/lib.md"]
+    # ... the key the question names comes first, and scores still descend
+    assert [c["evidence"]["source"] for c in ranked] == ["documents/lib.md", "documents/board.md"]
     assert ranked[0]["score"] > ranked[1]["score"]
+    lifted = {c["evidence"]["source"]: c["score"] for c in ranked}
+    bm25 = {c["evidence"]["source"]: c["score"] for c in plain}
+    assert lifted["documents/board.md"] == bm25["documents/board.md"]  # not a named key: unchanged
+    assert lifted["documents/lib.md"] > 2 * bm25["documents/board.md"]
 
 
-def test_evidence_not_retrieved(competing: Path) -> None:
-    result = query_once("借阅台 开放时间", competing, top_k=1)
+def test_each_slot_gets_its_first_unit_before_any_second(make_corpus: MakeCorpus) -> None:
+    files = {f"documents/a{i}.md": "主题：借阅台\n开放时间：上午九点。\n" for i in range(6)}
+    files["documents/p.md"] = "主题：打印室\n开放时间：全天。\n"
+    root = make_corpus(files)
+    build_index(root)
+    with Index(default_index_path(root)) as index:
+        ranked = retrieve("借阅台和打印室的开放时间", index, top_k=3)
+    subjects = [c["evidence"]["subject"] for c in ranked]
+    assert sorted(subjects[:2]) == ["借阅台", "打印室"] and subjects[2] == "借阅台"
+    result = query_once("借阅台和打印室的开放时间", root, top_k=2)
+    assert result["status"] == "answered" and result["same_key_sources_checked"] == 7
+
+
+def test_evidence_not_retrieved_when_slots_outnumber_top_k(competing: Path) -> None:
+    result = query_once("借阅台和打印室的开放时间", competing, top_k=1)
+    assert (result["status"], result["reason"]) == ("partial", "partial_support")
+    missed = [s for s in result["slots"] if s["status"] == "refused"]
+    assert [s["reason"] for s in missed] == ["evidence_not_retrieved"]
+    assert all(c["evidence_id"] for c in result["citations"])
+    assert {c["source"] for c in result["citations"]} <= {"documents/lib.md", "documents/print.md"}
+    assert len(result["citations"]) == 1  # the same-key map is not used to fill the hole
+    assert query_once("借阅台和打印室的开放时间", competing, top_k=2)["status"] == "answered"
+
+
+def test_evidence_not_retrieved_from_the_callers_candidates(competing: Path) -> None:
+    from rag_lab.data import extract_documents
+    from rag_lab.retrieval import answer
+
+    board = [u for u in extract_documents(competing) if u["source"] == "documents/board.md"]
+    result = answer("借阅台 开放时间", [{"evidence": u, "score": 1.0} for u in board], competing)
     assert (result["status"], result["reason"], result["answer"]) == ("refused", "evidence_not_retrieved", None)
-    assert result["citations"] == []  # the same-key map is not used to fill the hole
-    assert query_once("借阅台 开放时间", competing, top_k=2)["answer"] == LONG_HOURS
+    assert result["citations"] == []
 
 
 def test_excluded_by_budget(competing: Path) -> None:
-    result = query_once("借阅台 开放时间", competing, top_k=2, budget=20)
+    line = f"开放时间：{LONG_HOURS}"
+    result = query_once("借阅台 开放时间", competing, top_k=2, budget=len(line) - 1)
     assert (result["status"], result["reason"], result["answer"]) == ("refused", "excluded_by_budget", None)
     pack = next(e for e in result["trace"]["events"] if e["step"] == "pack")
-    assert [s["characters"] for s in pack["skipped"]] == [len(f"开放时间：{LONG_HOURS}")]
-    assert pack["characters"] == len("备注：借阅台开放时间借阅台开放时间")
-    enough = len("备注：借阅台开放时间借阅台开放时间") + len(f"开放时间：{LONG_HOURS}")
-    assert query_once("借阅台 开放时间", competing, top_k=2, budget=enough)["answer"] == LONG_HOURS
-    assert query_once("借阅台 开放时间", competing, top_k=2, budget=enough - 1)["reason"] == "excluded_by_budget"
+    assert [s["characters"] for s in pack["skipped"]] == [len(line)]
+    assert pack["characters"] == len("备注：借阅台开放时间借阅台开放时间")  # the next one fit
+    assert query_once("借阅台 开放时间", competing, top_k=2, budget=len(line))["answer"] == LONG_HOURS
 
 
 def test_budget_zero_excludes_everything(indexed_demo: Path) -> None:
@@ -102,7 +137,8 @@ def test_ranking_ties_are_broken_by_evidence_id(make_corpus: MakeCorpus) -> None
     with Index(default_index_path(root)) as index:
         ranked = retrieve("新台 开放时间", index, top_k=10)
         first_four = retrieve("新台 开放时间", index, top_k=4)
-    assert len({c["score"] for c in ranked}) == 1
+    scores = [c["score"] for c in ranked]
+    assert scores[0] > scores[1] and len(set(scores[1:])) == 1  # the slot's first unit, then the rest
     ids = [c["evidence"]["evidence_id"] for c in ranked]
     assert ids == sorted(ids) and len(ids) == 10
     assert [c["evidence"]["evidence_id"] for c in first_four] == ids[:4]

@@ -150,6 +150,13 @@ class Index:
         )
         return [_row_to_unit(r) for r in rows]
 
+    def unit_ids_for_key(self, subject: str, field: str) -> list[int]:
+        """The ids (not the rows) of every visible unit of ``(subject, field)``, ascending."""
+        rows = self._query(
+            "SELECT id FROM units WHERE subject = ? AND field = ? AND {visible} ORDER BY id", (subject, field)
+        )
+        return [r[0] for r in rows]
+
     def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
         found: dict[int, Unit] = {}
         for chunk in _chunks(list(ids)):

@@ -1,10 +1,17 @@
-"""Ranking: BM25 over character bigrams, read from the index's postings.
+"""Ranking: BM25 over character bigrams, read from the index's postings, then key matches first.
 
 Cost per question is bounded by the rarer terms: terms whose document frequency is at
 most ``POOL_MAX_DF`` contribute candidates; more common terms (时间, 开放) only add
 their score to candidates already found (binary search in their sorted postings). When
-every term is common, the rarest one alone proposes candidates. Ties are broken by
-evidence_id (unit ids are assigned in evidence_id order at build time).
+every term is common, the rarest one alone proposes candidates.
+
+Key matches: when the question names (subject, field) slots (the parser of SPEC §3.5),
+the units of exactly those keys are the most relevant units there are. Each slot's best
+unit (by BM25, then id) is lifted above every other unit, then the slots' other units,
+then everything else, so one top k covers every slot before it holds a second source of
+any. The lift is a multiple of the question's BM25 ceiling (no unit can score more
+without it), so scores stay a plain descending order. Ties are broken by evidence_id
+(unit ids are assigned in evidence_id order at build time).
 """
 
 from __future__ import annotations
@@ -12,13 +19,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from rag_lab.errors import ConfigError
 from rag_lab.index.store import Index
 from rag_lab.index.terms import query_terms
 from rag_lab.records import Candidate
+from rag_lab.retrieval.question import parse_text_question
 
 POOL_MAX_DF = 5000
+FIRST_OF_SLOT, OTHER_OF_SLOT = 2, 1  # tiers: how many BM25 ceilings a key match is lifted by
+
+Ids = npt.NDArray[np.int64]
+Scores = npt.NDArray[np.float64]
 
 
 def check_top_k(top_k: int) -> int:
@@ -27,31 +40,74 @@ def check_top_k(top_k: int) -> int:
     return top_k
 
 
-def retrieve(question: str, index: Index, top_k: int = 5) -> list[Candidate]:
-    """The top ``top_k`` units for ``question`` as ``{"evidence": unit, "score": float}``."""
-    check_top_k(top_k)
+def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:
+    """Unit ids (ascending), their BM25 scores, and the ceiling no unit's score can reach."""
     postings = index.postings(query_terms(question))
     if not postings:
-        return []
+        return np.zeros(0, np.int64), np.zeros(0), 0.0
     total = index.unit_count
-    by_df = sorted(postings.items(), key=lambda item: (item[1][0], item[0]))
-    pool = [item for item in by_df if item[1][0] <= POOL_MAX_DF] or by_df[:1]
-    rest = by_df[len(pool) :]
+    k1 = index.config["ranking"]["k1"]
 
     def idf(df: int) -> float:
         return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
+    by_df = sorted(postings.items(), key=lambda item: (item[1][0], item[0]))
+    pool = [item for item in by_df if item[1][0] <= POOL_MAX_DF] or by_df[:1]
+    rest = by_df[len(pool) :]
     ids = np.concatenate([p[1] for _, p in pool])
     weights = np.concatenate([p[2] * idf(p[0]) for _, p in pool])
     unique, inverse = np.unique(ids, return_inverse=True)
-    scores = np.bincount(inverse, weights=weights)
+    scores: Scores = np.bincount(inverse, weights=weights).astype(np.float64)
     for _, (df, term_ids, term_weights) in rest:
         pos = np.searchsorted(term_ids, unique)
         pos_in = np.minimum(pos, term_ids.size - 1)
         hit = term_ids[pos_in] == unique
         scores[hit] += term_weights[pos_in[hit]] * idf(df)
-    order = np.lexsort((unique, -scores))[:top_k]
-    chosen = [int(unique[i]) for i in order]
+    ceiling = (k1 + 1) * sum(idf(df) for df, _, _ in postings.values())
+    return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
+
+
+def key_tiers(question: str, index: Index, ids: Ids, scores: Scores) -> dict[int, int]:
+    """unit id → tier for the units of the (subject, field) slots the question names."""
+    tiers: dict[int, int] = {}
+    reserved = index.reserved_fields
+    for subject, field_name in parse_text_question(question, index).slots:
+        if field_name in reserved:
+            continue  # never an answer, so never lifted
+        key_ids = index.unit_ids_for_key(subject, field_name)
+        if not key_ids:
+            continue
+        wanted = np.asarray(key_ids, np.int64)
+        pos = np.minimum(np.searchsorted(ids, wanted), max(ids.size - 1, 0))
+        found = ids[pos] == wanted if ids.size else np.zeros(wanted.size, bool)
+        own = np.where(found, scores[pos] if ids.size else 0.0, 0.0)
+        best = int(wanted[np.lexsort((wanted, -own))[0]])
+        for uid in key_ids:
+            tiers[uid] = max(tiers.get(uid, 0), FIRST_OF_SLOT if uid == best else OTHER_OF_SLOT)
+    return tiers
+
+
+def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: bool = True) -> list[Candidate]:
+    """The top ``top_k`` units for ``question`` as ``{"evidence": unit, "score": float}``.
+
+    ``named_keys_first=False`` ranks by BM25 alone (for comparisons; see docs/retrieval.md).
+    """
+    check_top_k(top_k)
+    ids, scores, ceiling = bm25(question, index)
+    tiers = key_tiers(question, index, ids, scores) if named_keys_first else {}
+    if tiers:
+        lifted = np.asarray(sorted(tiers), np.int64)
+        merged = np.union1d(ids, lifted)
+        merged_scores = np.zeros(merged.size)
+        merged_scores[np.searchsorted(merged, ids)] = scores
+        merged_scores[np.searchsorted(merged, lifted)] += ceiling * np.asarray(
+            [tiers[int(i)] for i in lifted], np.float64
+        )
+        ids, scores = merged, merged_scores
+    if ids.size == 0:
+        return []
+    order = np.lexsort((ids, -scores))[:top_k]
+    chosen = [int(ids[i]) for i in order]
     units = index.units_by_ids(chosen)
     return [
         {"evidence": units[uid], "score": round(float(scores[i]), 6)}

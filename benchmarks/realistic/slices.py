@@ -130,6 +130,9 @@ def _slice_specs(pattern: str) -> tuple[list[SubjectSpec], list[tuple[str, str, 
             + _nested_field_specs()[:3]
         )
         return specs, [("field_missing", "field_missing", 25)]
+    if pattern == "unknown_subject":
+        specs = _specs("person", _PEOPLE, _PERSON) + _specs("place", _NESTED_PLACES, _PLACE)
+        return specs, [("unknown_subject", "unknown_subject", 20)]
     raise ValueError(f"unknown pattern {pattern!r}; expected one of {', '.join(PATTERNS)}")
 
 
@@ -142,6 +145,7 @@ PATTERNS = (
     "multi_subject",
     "multi_field",
     "field_missing",
+    "unknown_subject",
 )
 
 

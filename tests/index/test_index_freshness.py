@@ -111,3 +111,23 @@ def test_several_changes_are_all_named_sorted(root: Path) -> None:
     found = changes(root)
     assert found.as_dict() == {"added": ["documents/0.md"], "deleted": ["documents/a.md"], "modified": ["documents/b.md"]}
     assert found.paths() == ["documents/0.md", "documents/a.md", "documents/b.md"]
+
+
+def test_rename_is_one_deletion_and_one_addition(root: Path) -> None:
+    (root / "documents" / "a.md").rename(root / "documents" / "z.md")
+    assert changes(root).as_dict() == {"added": ["documents/z.md"], "deleted": ["documents/a.md"], "modified": []}
+
+
+def test_symlinks_stay_fresh_until_their_target_changes(make_corpus: MakeCorpus, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("主题：外\n地点：外面\n", encoding="utf-8")
+    root = make_corpus({"documents/a.md": "主题：甲\n地点：一楼\n"})
+    (root / "documents" / "inside.md").symlink_to(root / "documents" / "a.md")
+    (root / "documents" / "escape.md").symlink_to(outside)  # an error file, not indexed
+    (root / "documents" / "dir").symlink_to(root / "documents", target_is_directory=True)
+    build_index(root)
+    assert not changes(root).stale
+    (root / "documents" / "a.md").write_text("主题：甲\n地点：二楼\n", encoding="utf-8")
+    assert changes(root).modified == ["documents/a.md", "documents/inside.md"]
+    outside.write_text("主题：外\n地点：别处\n", encoding="utf-8")  # not part of the corpus
+    assert changes(root).modified == ["documents/a.md", "documents/inside.md"]

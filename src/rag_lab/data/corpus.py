@@ -59,46 +59,73 @@ def _is_inside(path: Path, root: Path) -> bool:
     return True
 
 
+Stat = tuple[int, int, int, int]  # (size, mtime_ns, ctime_ns, inode): a Fingerprint as a plain tuple
+
+
 def walk(root: str | os.PathLike[str]) -> Iterator[CorpusFile]:
     """Every corpus file in sorted path order (see module docstring)."""
+    for rel, kind, stat, error in walk_stats(root, sort=True):
+        yield CorpusFile(rel, kind, None if stat is None else Fingerprint(*stat), error)
+
+
+def walk_stats(root: str | os.PathLike[str], *, sort: bool) -> list[tuple[str, str, Stat | None, str | None]]:
+    """``(path, kind, stat tuple or None, error or None)`` for every corpus file.
+
+    The fast form of ``walk`` for the per-question freshness check: one pass, relative
+    paths built as strings while descending (no pathlib per file), plain tuples, and
+    nothing sorted unless asked. Symlinks take the slow, careful path.
+    """
     base = check_root(root)
-    real_root = base.resolve()
-    found: list[tuple[str, str, os.DirEntry[str]]] = []
+    found: list[tuple[str, str, Stat | None, str | None]] = []
+    links: list[tuple[str, str, os.DirEntry[str]]] = []
     for top, suffix in KINDS.items():
         kind = "document" if top == "documents" else "image"
-        stack = [base / top]
+        stack = [(os.path.join(base, top), top + "/")]
         while stack:
-            folder = stack.pop()
+            folder, prefix = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             for entry in entries:
+                name = entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.is_symlink() and entry.is_dir(follow_symlinks=True):
-                    rel = Path(entry.path).relative_to(base).as_posix()
-                    found.append((rel, kind, entry))  # reported below as an error file
-                elif entry.name.endswith(suffix):
-                    rel = Path(entry.path).relative_to(base).as_posix()
-                    found.append((rel, kind, entry))
-    for entry in os.scandir(base):
-        if entry.name == SIDECAR and entry.is_file(follow_symlinks=False):
-            found.append((SIDECAR, "access", entry))
-    found.sort(key=lambda item: item[0])
-    for rel, kind, entry in found:
-        if entry.is_symlink() and entry.is_dir(follow_symlinks=True):
-            yield CorpusFile(rel, kind, None, "directory symlink is not followed; its files are not indexed")
-            continue
-        if entry.is_symlink():
-            target = Path(entry.path).resolve()
-            if not _is_inside(target, real_root) or not target.is_file():
-                yield CorpusFile(rel, kind, None, "symlink points outside ROOT or to no file; not indexed")
-                continue
-        try:
-            yield CorpusFile(rel, kind, Fingerprint.of(entry.stat(follow_symlinks=True)))
-        except OSError as exc:
-            yield CorpusFile(rel, kind, None, f"cannot stat: {exc.strerror}")
+                    stack.append((entry.path, prefix + name + "/"))
+                elif entry.is_symlink():
+                    if name.endswith(suffix) or entry.is_dir(follow_symlinks=True):
+                        links.append((prefix + name, kind, entry))  # a directory symlink: an error
+                elif name.endswith(suffix):
+                    found.append(_stat_entry(prefix + name, kind, entry))
+    with os.scandir(base) as listing:
+        for entry in listing:
+            if entry.name == SIDECAR and entry.is_file(follow_symlinks=False):
+                found.append(_stat_entry(SIDECAR, "access", entry))
+    if links:
+        real_root = base.resolve()
+        for rel, kind, entry in links:
+            error = _symlink_problem(Path(entry.path), real_root)
+            found.append((rel, kind, None, error) if error else _stat_entry(rel, kind, entry))
+    if sort:
+        found.sort(key=lambda item: item[0])
+    return found
+
+
+def _stat_entry(rel: str, kind: str, entry: os.DirEntry[str]) -> tuple[str, str, Stat | None, str | None]:
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError as exc:
+        return rel, kind, None, f"cannot stat: {exc.strerror}"
+    return rel, kind, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), None
+
+
+def _symlink_problem(path: Path, real_root: Path) -> str | None:
+    if path.is_dir():
+        return "directory symlink is not followed; its files are not indexed"
+    target = path.resolve()
+    if not _is_inside(target, real_root) or not target.is_file():
+        return "symlink points outside ROOT or to no file; not indexed"
+    return None
 
 
 def sha256_hex(data: bytes) -> str:

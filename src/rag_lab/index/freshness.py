@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rag_lab.data import read_record
 from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
-from rag_lab.data.corpus import sha256_hex, walk, walk_one
+from rag_lab.data.corpus import sha256_hex, walk_one, walk_stats
 from rag_lab.index.store import Index
 
 
@@ -52,37 +52,40 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
 
     With a principal, only changes to files that principal may read (before or after
     the change) are reported: a hidden file's edits are neither named nor counted.
+    One pass over the walk compares plain stat tuples; only a file whose fingerprint
+    differs has its full snapshot row read and its bytes re-hashed.
     """
     base = Path(root)
-    snapshot = index.snapshot()
+    fingerprints = index.fingerprints()
     changes = Changes()
-    seen: set[str] = set()
-    for item in walk(base):
-        seen.add(item.path)
-        snap = snapshot.get(item.path)
-        if snap is None:
-            changes.added.append(item.path)
-            continue
-        fp = item.fingerprint
-        if fp is None:
-            if item.error != snap[5]:
-                changes.modified.append(item.path)
-            continue
-        if (fp.size, fp.mtime_ns, fp.ctime_ns, fp.inode) == tuple(snap[:4]):
-            continue
-        if index.principal is None or snap[6] in index.visible:
-            changes.rehashed += 1  # a hidden file's re-hash is not the caller's business
-        if file_changed(base, item.path, snap):
-            changes.modified.append(item.path)
-    changes.deleted = sorted(set(snapshot) - seen)
-    if index.principal is not None and changes.stale:
-        _hide_invisible(base, index, snapshot, changes)
+    on_disk = walk_stats(base, sort=False)
+    for path, _kind, stat, error in on_disk:
+        known = fingerprints.get(path, False)
+        if known is False:
+            changes.added.append(path)
+        elif stat is None or stat != known:
+            snap = index.snapshot_of(path)
+            assert snap is not None
+            if stat is None:
+                if error != snap[5]:
+                    changes.modified.append(path)
+                continue
+            if index.principal is None or snap[6] in index.visible:
+                changes.rehashed += 1  # a hidden file's re-hash is not the caller's business
+            if file_changed(base, path, snap):
+                changes.modified.append(path)
+    changes.added.sort()
+    changes.modified.sort()
+    if len(on_disk) - len(changes.added) != len(fingerprints):  # some indexed path is gone
+        changes.deleted = sorted(set(fingerprints) - {item[0] for item in on_disk})
+    hide_invisible(base, index, changes)
     return changes
 
 
-def _hide_invisible(
-    base: Path, index: Index, snapshot: dict[str, tuple[object, ...]], changes: Changes
-) -> None:
+def hide_invisible(base: Path, index: Index, changes: Changes) -> None:
+    """Drop the changes ``index``'s principal may not see (before or after the change)."""
+    if index.principal is None or not changes.stale:
+        return
     rules = AccessRules.load(base)
     visible = set(index.visible)
 
@@ -93,7 +96,7 @@ def _hide_invisible(
     def seen_by_caller(path: str) -> bool:
         if path == SIDECAR:
             return True
-        old = snapshot.get(path)
+        old = index.snapshot_of(path)
         return (old is not None and old[6] in visible) or (
             path not in changes.deleted and current_acl(path) in visible
         )

@@ -225,6 +225,11 @@ class Index:
         rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files")
         return {r[0]: tuple(r[1:]) for r in rows}
 
+    def fingerprints(self) -> dict[str, tuple[int, int, int, int] | None]:
+        """path → (size, mtime_ns, ctime_ns, inode) of every indexed file (None: it could not be stat'ed)."""
+        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode FROM files")
+        return {p: None if size is None else (size, m, c, i) for p, size, m, c, i in rows}
+
     def snapshot_of(self, path: str) -> tuple[Any, ...] | None:
         rows = self._query(
             "SELECT size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files WHERE path = ?",

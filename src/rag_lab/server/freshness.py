@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rag_lab.data.corpus import walk_one
 from rag_lab.index import Changes, Index
-from rag_lab.index.freshness import _hide_invisible, file_changed
+from rag_lab.index.freshness import file_changed
 
 
 def verdict(root: Path, index: Index, path: str) -> tuple[str | None, bool]:
@@ -32,14 +32,6 @@ def verdict(root: Path, index: Index, path: str) -> tuple[str | None, bool]:
     if (fp.size, fp.mtime_ns, fp.ctime_ns, fp.inode) == tuple(snap[:4]):
         return None, False
     return ("modified" if file_changed(root, path, snap) else None), True
-
-
-def hide_invisible(root: Path, view: Index, changes: Changes) -> None:
-    """Drop the changes ``view``'s principal may not see, as ``check_freshness`` does."""
-    if view.principal is None or not changes.stale:
-        return
-    snapshot = {p: snap for p in changes.paths() if (snap := view.snapshot_of(p)) is not None}
-    _hide_invisible(root, view, snapshot, changes)
 
 
 def changes_for_paths(root: str | os.PathLike[str], index: Index, paths: Iterable[str]) -> Changes:

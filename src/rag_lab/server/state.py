@@ -28,8 +28,9 @@ from rag_lab.data.access import Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
+from rag_lab.index.freshness import hide_invisible
 from rag_lab.server.cache import CachedIndex
-from rag_lab.server.freshness import hide_invisible, verdict
+from rag_lab.server.freshness import verdict
 from rag_lab.server.problems import ApiError, ErrorType, from_library
 from rag_lab.server.watch import CorpusWatcher
 

@@ -9,34 +9,44 @@ lives on until they close); readers that open after the rename see the new one.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import json
 import os
+import pickle
 import secrets
+import signal
 import sqlite3
+import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 
-from rag_lab.data import FileRecord, Progress, iter_records
-from rag_lab.data.access import PUBLIC
-from rag_lab.data.corpus import check_root
+from rag_lab.data import Progress, read_record
+from rag_lab.data.access import PUBLIC, AccessRules
+from rag_lab.data.corpus import CorpusFile, check_root, walk
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
-from rag_lab.index.terms import codes_of, normalise, search_text
+from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"
 INDEX_NAME = "index.sqlite"
 BM25_K1 = 1.2
 BM25_B = 0.75
-_UNIT_COLUMNS = (
-    "evidence_id source sha256 span line text subject field value modality valid_from valid_to acl"
-).split()
+_UNIT_COLUMNS = frozenset(
+    "evidence_id source sha256 span line text subject field value modality valid_from valid_to acl".split()
+)
+BATCH_FILES = 500  # files per batch: a worker's unit of work, and the parent's unit of progress
+PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forking workers
+MAX_WORKERS = 2
+POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings at a time (bounds the temporaries)
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass
@@ -72,11 +82,12 @@ def config_for(reserved_fields: frozenset[str] | None = None) -> dict[str, Any]:
 
 
 @contextmanager
-def _build_lock(path: Path) -> Iterator[None]:
+def _build_lock(path: Path) -> Iterator[int]:
+    """Hold the exclusive build lock; yields the lock file's descriptor."""
     with open(path.with_name(path.name + ".lock"), "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            yield
+            yield handle.fileno()
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -111,11 +122,19 @@ def build_index(
     path = Path(index_path) if index_path is not None else default_index_path(base)
     path.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary(index_path=str(path))
-    with _build_lock(path):
+    with _build_lock(path) as lock_fd:
         remove_leftovers(path)
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
         try:
-            _write(tmp, list(iter_records(base, progress)), config_for(reserved_fields), summary)
+            items = list(walk(base))
+            # workers are forked before the new index is opened: they never hold its connection
+            batches = extract_batches(base, items, AccessRules.load(base), close_in_workers=[lock_fd])
+            try:
+                _write(
+                    tmp, _with_progress(batches, progress, len(items)), config_for(reserved_fields), summary
+                )
+            finally:
+                batches.close()
             fd = os.open(tmp, os.O_RDONLY)
             try:
                 os.fsync(fd)
@@ -129,46 +148,89 @@ def build_index(
     return summary
 
 
-def _write(tmp: Path, records: list[FileRecord], config: dict[str, Any], summary: BuildSummary) -> None:
+def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: int) -> Iterator[Batch]:
+    done = 0
+    for batch in batches:
+        yield batch
+        done += len(batch.files)
+        if progress is not None:
+            progress(done, total)
+
+
+def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
         db.executescript(DDL)
         db.execute("BEGIN")
-        units = _write_files(db, records, summary)
-        units.sort(key=lambda u: u["evidence_id"])
-        _write_units(db, units)
-        _write_postings(db, units)
+        units = _Units()
+        acls: set[str] = set()
+        for batch in batches:  # in sorted path order
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch.files)
+            db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
+            summary.files += len(batch.files)
+            summary.errors.extend(batch.errors)
+            summary.warnings += len(batch.warnings)
+            acls.update(row[-1] for row in batch.files)
+            units.add(batch)
+        acls.update(units.acl_names)
+        rowids = _write_units(db, units)
+        _write_postings(db, units, rowids)
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
-            "units": str(len(units)),
+            "units": str(len(rowids)),
             # Kept here so opening an index and parsing a question never scan whole tables.
-            "acls": json.dumps(sorted({r.acl for r in records} | {u.get("acl", PUBLIC) for u in units})),
-            "name_lengths": json.dumps(_name_lengths(units)),
+            "acls": json.dumps(sorted(acls)),
+            "name_lengths": json.dumps(_name_lengths(units.names)),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
             if statement.strip():
                 db.execute(statement)
         db.execute("COMMIT")
-        summary.units = len(units)
+        summary.units = len(rowids)
     finally:
         db.close()
 
 
-def _name_lengths(units: list[Unit]) -> list[int]:
+def _name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
     """Shortest and longest subject/field name (over all ACLs: it only bounds a lookup)."""
-    lengths = [len(u[k]) for u in units for k in ("subject", "field") if u[k] is not None]
+    lengths = [len(name) for name, _kind, _acl in names]
     return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
-def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: BuildSummary) -> list[Unit]:
-    units: list[Unit] = []
-    rows = []
-    for rec in records:
+# -- reading the corpus, in batches of files (forked workers for large corpora) -------------
+
+
+@dataclass
+class Batch:
+    """What a run of consecutive corpus files (in path order) adds to the index.
+
+    Units are rows without their id (that comes from the evidence_id order over the whole
+    corpus); ``codes`` holds every unit's term codes in unit order, ``terms`` how many
+    each unit has; ``images`` are (unit position in this batch, color, size, shape).
+    """
+
+    files: list[tuple[Any, ...]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
+    units: list[tuple[Any, ...]] = field(default_factory=list)
+    images: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
+    names: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    terms: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+
+
+def extract_batch(root: Path, items: list[CorpusFile], rules: AccessRules) -> Batch:
+    """Read, hash and parse ``items`` (see :class:`Batch`)."""
+    batch = Batch()
+    texts: list[str] = []
+    names = batch.names
+    for item in items:
+        rec = read_record(root, item, rules)
         fp = rec.fingerprint
-        rows.append(
+        batch.files.append(
             (
                 rec.path,
                 rec.kind,
@@ -182,23 +244,29 @@ def _write_files(db: sqlite3.Connection, records: list[FileRecord], summary: Bui
             )
         )
         if rec.error is not None:
-            summary.errors.append({"path": rec.path, "error": rec.error})
-        summary.warnings += len(rec.warnings)
-        db.executemany(
-            "INSERT INTO file_warnings VALUES (?, ?, ?)",
-            [(rec.path, line, msg) for line, msg in rec.warnings],
-        )
-        units.extend(rec.units)
-    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    summary.files = len(records)
-    return units
+            batch.errors.append({"path": rec.path, "error": rec.error})
+        batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
+        for unit in rec.units:
+            acl = unit.get("acl", PUBLIC)
+            if unit["modality"] == "image":
+                batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
+            batch.units.append(_unit_row(unit, acl))
+            texts.append(search_text(unit))
+            for kind in ("subject", "field"):
+                if unit[kind] is not None:
+                    key = (unit[kind], kind, acl)
+                    names[key] = names.get(key, 0) + 1
+    batch.codes, batch.terms = unit_terms(texts)
+    return batch
 
 
-def _unit_row(rowid: int, unit: Unit) -> tuple[Any, ...]:
-    extra = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
-    span = unit["span"] or [None, None]
+def _unit_row(unit: Unit, acl: str) -> tuple[Any, ...]:
+    extra = None
+    if not unit.keys() <= _UNIT_COLUMNS:
+        rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
+        extra = json.dumps(rest, ensure_ascii=False, sort_keys=True)
+    span = unit["span"] or (None, None)
     return (
-        rowid,
         unit["evidence_id"],
         unit["source"],
         unit["sha256"],
@@ -212,75 +280,251 @@ def _unit_row(rowid: int, unit: Unit) -> tuple[Any, ...]:
         unit["modality"],
         unit.get("valid_from"),
         unit.get("valid_to"),
-        json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None,
-        unit.get("acl", PUBLIC),
+        extra,
+        acl,
     )
 
 
-def _write_units(db: sqlite3.Connection, units: list[Unit]) -> None:
+class _Batches(Iterator[Batch]):
+    """Batches in path order; from forked workers when the corpus is large, else in-process."""
+
+    def __init__(self, inner: Iterator[Batch], close: Callable[[], None] = lambda: None) -> None:
+        self._inner, self._close = inner, close
+
+    def __next__(self) -> Batch:
+        return next(self._inner)
+
+    def close(self) -> None:
+        self._close()
+
+
+def extract_batches(
+    root: Path, items: list[CorpusFile], rules: AccessRules, *, close_in_workers: Iterable[int] = ()
+) -> _Batches:
+    chunks = [items[i : i + BATCH_FILES] for i in range(0, len(items), BATCH_FILES)]
+    workers = _worker_count(len(items))
+    if workers < 2:
+        return _Batches(extract_batch(root, chunk, rules) for chunk in chunks)
+    pool = _ForkPool(workers, lambda chunk: extract_batch(root, chunk, rules), list(close_in_workers))
+    return _Batches(pool.map(chunks), pool.close)
+
+
+def _worker_count(files: int) -> int:
+    """Worker processes for ``files`` files: none for small corpora or inside a threaded process
+    (forking one is unsafe), otherwise one per CPU this process may use, at most MAX_WORKERS."""
+    if files < PARALLEL_MIN_FILES or threading.active_count() > 1 or not hasattr(os, "fork"):
+        return 0
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, MAX_WORKERS)
+
+
+class _ForkPool:
+    """Forked workers; worker ``w`` handles chunks ``w, w + n, w + 2n, …`` and writes each
+    result, pickled, to its own pipe; the parent reads them back in chunk order.
+
+    A worker dies with its parent (``PR_SET_PDEATHSIG`` where available, and a write to a
+    pipe nobody reads fails), never touches the index file and exits with ``os._exit``.
+    """
+
+    def __init__(self, workers: int, work: Callable[[Any], Any], close_in_workers: list[int]) -> None:
+        self._workers = workers
+        self._work = work
+        self._close_in_workers = close_in_workers
+        self._pids: list[int] = []
+        self._pipes: list[Any] = []
+
+    def map(self, chunks: list[Any]) -> Iterator[Any]:
+        parent = os.getpid()
+        for w in range(self._workers):
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - runs in the worker
+                os.close(read_fd)
+                self._run_worker(parent, write_fd, chunks[w :: self._workers])
+            os.close(write_fd)
+            self._pids.append(pid)
+            self._pipes.append(os.fdopen(read_fd, "rb"))
+        for i in range(len(chunks)):
+            try:
+                status, value = pickle.load(self._pipes[i % self._workers])
+            except EOFError:
+                raise RuntimeError(f"index worker {self._pids[i % self._workers]} died") from None
+            if status == "error":
+                raise value
+            yield value
+
+    def _run_worker(self, parent: int, write_fd: int, chunks: list[Any]) -> NoReturn:  # pragma: no cover
+        code = 1
+        try:
+            _die_with_parent(parent)
+            for fd in self._close_in_workers + [p.fileno() for p in self._pipes]:
+                os.close(fd)
+            with open(write_fd, "wb") as out:
+                for chunk in chunks:
+                    try:
+                        result: tuple[str, Any] = ("ok", self._work(chunk))
+                    except Exception as exc:  # handed to the parent, which raises it
+                        result = ("error", exc)
+                    pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.flush()
+                    if result[0] == "error":
+                        break
+            code = 0
+        finally:
+            os._exit(code)
+
+    def close(self) -> None:
+        """Stop and reap every worker (they may still be running when the parent failed)."""
+        for pipe in self._pipes:
+            pipe.close()
+        for pid in self._pids:
+            with suppress(ProcessLookupError):  # a finished worker is a zombie until reaped
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        self._pids, self._pipes = [], []
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the worker
+    """Ask Linux to SIGKILL this process when its parent dies; exit if it already has."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # elsewhere a dead parent still ends the worker: its next write fails
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+# -- units, names, images and postings -------------------------------------------------------
+
+
+class _Units:
+    """Every unit row, term code and image of the corpus, gathered batch by batch."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+        self.codes: list[npt.NDArray[np.int64]] = []
+        self.terms: list[npt.NDArray[np.int64]] = []
+        self.images: list[tuple[int, Any, Any, Any]] = []
+        self.names: dict[tuple[str, str, str], int] = {}
+        self.acl_names: list[str] = []
+
+    def add(self, batch: Batch) -> None:
+        offset = len(self.rows)
+        self.rows.extend(batch.units)
+        self.codes.append(batch.codes)
+        self.terms.append(batch.terms)
+        self.images.extend((offset + i, c, s, sh) for i, c, s, sh in batch.images)
+        for key, count in batch.names.items():
+            self.names[key] = self.names.get(key, 0) + count
+        self.acl_names = sorted(set(self.acl_names) | {row[-1] for row in batch.units})
+
+
+def _write_units(db: sqlite3.Connection, units: _Units) -> npt.NDArray[np.int64]:
+    """Insert units with ids 1.. in evidence_id order; returns each unit's id (in gathered order)."""
+    rows = units.rows
+    order = sorted(range(len(rows)), key=lambda i: rows[i][0])
+    rowids = np.empty(len(rows), dtype=np.int64)
+    rowids[order] = np.arange(1, len(rows) + 1, dtype=np.int64)
     db.executemany(
         "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (_unit_row(i, u) for i, u in enumerate(units, 1)),
+        ((rowid, *rows[i]) for rowid, i in enumerate(order, 1)),
     )
-    counts: dict[tuple[str, str, str], int] = {}
-    for unit in units:
-        for kind in ("subject", "field"):
-            if unit[kind] is not None:
-                key = (unit[kind], kind, unit.get("acl", PUBLIC))
-                counts[key] = counts.get(key, 0) + 1
-    db.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(counts.items())])
+    db.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())])
     db.executemany(
         "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-        [
-            (i, u["color"], u["size"], u["shape"], u.get("acl", PUBLIC))
-            for i, u in enumerate(units, 1)
-            if u["modality"] == "image"
-        ],
+        sorted((int(rowids[i]), c, s, sh, rows[i][-1]) for i, c, s, sh in units.images),
     )
+    return rowids
 
 
-def _write_postings(db: sqlite3.Connection, units: list[Unit]) -> None:
+def _write_postings(db: sqlite3.Connection, units: _Units, rowids: npt.NDArray[np.int64]) -> None:
     """BM25 postings per (term, ACL): unit ids ascending, raw tf and unit length (int32 each)."""
-    if not units:
+    n = len(units.rows)
+    if n == 0:
         return
-    texts = [normalise(search_text(u)) for u in units]
-    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
-    codes, valid = codes_of("\0".join(texts) + "\0")
-    owner = np.repeat(np.arange(1, len(units) + 1, dtype=np.int64), lengths)
-    codes, owner = codes[valid], owner[valid]
-    doc_len = np.bincount(owner, minlength=len(units) + 1)
-    acl_names = sorted({u.get("acl", PUBLIC) for u in units})
-    acl_of = np.array([0] + [acl_names.index(u.get("acl", PUBLIC)) for u in units], dtype=np.int64)
+    acl_names = units.acl_names
+    position = {name: i for i, name in enumerate(acl_names)}
+    group = np.fromiter((position[row[-1]] for row in units.rows), dtype=np.int64, count=n)
+    units.rows = []  # in the database now; free them before the big arrays
+    terms = np.concatenate(units.terms)
+    codes = np.concatenate(units.codes)
+    units.codes = []
+    doc_len = np.zeros(n + 1, dtype=np.int64)
+    doc_len[rowids] = terms
     db.executemany(
         "INSERT INTO acl_stats VALUES (?, ?, ?)",
-        [
-            (name, int((acl_of[1:] == i).sum()), int(doc_len[1:][acl_of[1:] == i].sum()))
-            for i, name in enumerate(acl_names)
-        ],
+        [(name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(acl_names)],
     )
-    group = acl_of[owner]
-    order = np.lexsort((owner, codes, group))
-    codes, owner, group = codes[order], owner[order], group[order]
-    new_pair = np.ones(codes.size, dtype=bool)
-    new_pair[1:] = (codes[1:] != codes[:-1]) | (owner[1:] != owner[:-1])
+    owner = np.repeat(rowids, terms)
+    occurrence_group = np.repeat(group, terms) if len(acl_names) > 1 else None
+    lens32 = doc_len.astype(np.int32)
+    for g, acl in enumerate(acl_names):
+        if occurrence_group is None:
+            acl_codes, acl_owner = codes, owner
+        else:
+            mask = occurrence_group == g
+            acl_codes, acl_owner = codes[mask], owner[mask]
+        for term, ids in _sorted_slices(acl_codes, acl_owner, n + 1):
+            _insert_postings(db, acl, term, ids, lens32)
+        del acl_codes, acl_owner
+
+
+def _sorted_slices(
+    codes: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], width: int
+) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+    """(term, unit id) occurrences sorted by term then id, in slices that never split a term.
+
+    Each occurrence is one int64 key ``term * width + id`` sorted in place (``codes`` is
+    overwritten); ``lexsort`` only when such keys would not fit in 63 bits.
+    """
+    if codes.size == 0:
+        return
+    if (int(codes.max()) + 1) * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
+        order = np.lexsort((owner, codes))
+        yield codes[order], owner[order]
+        return
+    keys = codes
+    keys *= width
+    keys += owner
+    keys.sort()
+    start = 0
+    while start < keys.size:
+        stop = min(start + POSTINGS_SLICE, keys.size)
+        if stop < keys.size:
+            first = int(keys[stop]) // width * width
+            stop = int(np.searchsorted(keys, first, side="left"))
+            if stop <= start:  # one term longer than a slice: take all of it
+                stop = int(np.searchsorted(keys, first + width, side="left"))
+        chunk = keys[start:stop]
+        yield chunk // width, chunk % width
+        start = stop
+
+
+def _insert_postings(
+    db: sqlite3.Connection,
+    acl: str,
+    term: npt.NDArray[np.int64],
+    owner: npt.NDArray[np.int64],
+    lens32: npt.NDArray[np.int32],
+) -> None:
+    """Insert the postings of sorted occurrences holding whole terms."""
+    new_pair = np.ones(term.size, dtype=bool)
+    new_pair[1:] = (term[1:] != term[:-1]) | (owner[1:] != owner[:-1])
     starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, codes.size)).astype(np.int32)
-    p_codes, p_owner, p_group = codes[starts], owner[starts], group[starts]
-    new_term = np.ones(p_codes.size, dtype=bool)
-    new_term[1:] = (p_codes[1:] != p_codes[:-1]) | (p_group[1:] != p_group[:-1])
-    bounds = np.append(np.flatnonzero(new_term), p_codes.size)
-    ids32, lens32 = p_owner.astype(np.int32), doc_len[p_owner].astype(np.int32)
+    tf = np.diff(np.append(starts, term.size)).astype(np.int32)
+    p_term, p_owner = term[starts], owner[starts]
+    new_term = np.ones(p_term.size, dtype=bool)
+    new_term[1:] = p_term[1:] != p_term[:-1]
+    bounds = np.append(np.flatnonzero(new_term), p_term.size)
+    ids32, lens = p_owner.astype(np.int32), lens32[p_owner]
     db.executemany(
         "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
         (
-            (
-                int(p_codes[a]),
-                acl_names[int(p_group[a])],
-                int(b - a),
-                ids32[a:b].tobytes(),
-                tf[a:b].tobytes(),
-                lens32[a:b].tobytes(),
-            )
+            (int(p_term[a]), acl, int(b - a), ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes())
             for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
         ),
     )

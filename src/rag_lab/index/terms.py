@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 _NON_WORD = re.compile(r"[\W_]+")
+_MARK = "\x01"  # separates texts in unit_terms; a non-word character NFKC and casefold leave alone
+_NON_WORD_BUT_MARK = re.compile(r"[^\w\x01]+")
 _SHIFT = np.int64(21)
 
 
@@ -25,7 +28,12 @@ def normalise(text: str) -> str:
 
 def codes_of(joined: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Term codes at every position of a NUL-separated string, and which are real terms."""
-    cps = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    return codes_of_points(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32))
+
+
+def codes_of_points(points: npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """``codes_of`` for code points already in an array (0 separates word runs)."""
+    cps = points.astype(np.int64)
     if cps.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.bool_)
     nxt = np.append(cps[1:], 0)
@@ -35,6 +43,32 @@ def codes_of(joined: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]
     lone = is_char & (nxt == 0) & (prev == 0)
     codes = (cps << _SHIFT) | np.where(bigram, nxt, 0)
     return codes, bigram | lone
+
+
+def unit_terms(texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The terms of many texts at once: every text's term codes, concatenated in text order,
+    and how many terms each text has.
+
+    Same terms as ``codes_of(normalise(text))`` per text, but normalised, case-folded and
+    split in one call over all texts joined by U+0001 (a starter that composes with
+    nothing, so NFKC of the joined string is the join of the NFKC forms). Texts that
+    already hold U+0000 or U+0001 take the one-at-a-time path.
+    """
+    if any("\0" in t or _MARK in t for t in texts):
+        return _unit_terms_one_by_one(texts)
+    joined = unicodedata.normalize("NFKC", _MARK.join(texts)).casefold().replace("_", " ")
+    joined = _NON_WORD_BUT_MARK.sub("\0", joined) + "\0"
+    cps = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    mark = cps == ord(_MARK)
+    owner = np.cumsum(mark)
+    codes, valid = codes_of_points(np.where(mark, 0, cps))
+    return codes[valid], np.bincount(owner[valid], minlength=len(texts)).astype(np.int64)
+
+
+def _unit_terms_one_by_one(texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    parts = [codes[valid] for codes, valid in (codes_of(normalise(t)) for t in texts)]
+    counts = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
+    return (np.concatenate(parts) if parts else np.zeros(0, np.int64)), counts
 
 
 def query_terms(text: str) -> list[int]:

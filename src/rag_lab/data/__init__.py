@@ -77,7 +77,8 @@ def _read_record(root: Path, item: CorpusFile) -> FileRecord:
     if item.error is not None:
         return record
     try:
-        data = (root / item.path).read_bytes()
+        with open(os.path.join(root, item.path), "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         record.error = f"cannot read: {exc.strerror}"
         return record

@@ -429,9 +429,10 @@ def _write_units(db: sqlite3.Connection, units: _Units) -> npt.NDArray[np.int64]
     order = sorted(range(len(rows)), key=lambda i: rows[i][0])
     rowids = np.empty(len(rows), dtype=np.int64)
     rowids[order] = np.arange(1, len(rows) + 1, dtype=np.int64)
+    # NULL id in an empty table: SQLite numbers the rows 1, 2, … in insertion order
     db.executemany(
-        "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ((rowid, *rows[i]) for rowid, i in enumerate(order, 1)),
+        "INSERT INTO units VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        map(rows.__getitem__, order),
     )
     db.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())])
     db.executemany(

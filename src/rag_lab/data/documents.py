@@ -20,6 +20,7 @@ BOM = "\ufeff"
 VALID_FROM_FIELD = "生效日期"
 VALID_TO_FIELD = "失效日期"
 DATE_FIELDS = {VALID_FROM_FIELD: "valid_from", VALID_TO_FIELD: "valid_to"}
+_TEXT = str(Modality.TEXT)
 
 
 @dataclass
@@ -58,15 +59,10 @@ def iter_lines(text: str) -> list[tuple[int, int, str]]:
     """``(line_number, start, line)`` for every line, splitting on ``\\n`` only."""
     lines: list[tuple[int, int, str]] = []
     start = 1 if text.startswith(BOM) else 0
-    number = 1
-    while True:
-        end = text.find("\n", start)
-        if end < 0:
-            lines.append((number, start, text[start:]))
-            return lines
-        lines.append((number, start, text[start:end]))
-        start = end + 1
-        number += 1
+    for number, line in enumerate((text[1:] if start else text).split("\n"), 1):
+        lines.append((number, start, line))
+        start += len(line) + 1
+    return lines
 
 
 def _content(line: str) -> tuple[int, str]:
@@ -75,6 +71,8 @@ def _content(line: str) -> tuple[int, str]:
     A U+FEFF at the start of a line in mid-file is a byte-order mark left by concatenating
     files (``cat a.md b.md``); it is not part of the field name.
     """
+    if line and not line[0].isspace() and line[0] != BOM:
+        return 0, line.rstrip()
     rest = line
     while True:
         trimmed = rest.lstrip().lstrip(BOM)
@@ -103,7 +101,10 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     parsed = ParsedDocument(units=[])
     subject: str | None = None
     headless_dates: list[Unit] = []  # date lines above the first 主题 still bound the document
+    dated = False  # any 生效日期/失效日期 line: only then is there a window to apply
     for number, start, line in iter_lines(text):
+        if FULLWIDTH_COLON not in line:
+            continue  # not a field line, and nothing to warn about
         lead, stripped = _content(line)
         if not stripped:
             continue
@@ -126,9 +127,11 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         if name == ACCESS_FIELD:
             parsed.access.append(value)
             continue
-        if subject is None and name in DATE_FIELDS:
-            headless_dates.append({"field": name, "value": value, "line": number})
-            continue
+        if name in DATE_FIELDS:
+            dated = True
+            if subject is None:
+                headless_dates.append({"field": name, "value": value, "line": number})
+                continue
         if subject is None:
             parsed.warnings.append(
                 (number, f"field line before any 主题 line; add 主题：… above line {number}")
@@ -146,7 +149,7 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "subject": subject,
                 "field": name,
                 "value": value,
-                "modality": str(Modality.TEXT),
+                "modality": _TEXT,
             }
         )
     if lone_cr is not None:
@@ -158,7 +161,8 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "save the file with LF or CRLF line endings",
             )
         )
-    _apply_validity(source, parsed, headless_dates)
+    if dated:
+        _apply_validity(source, parsed, headless_dates)
     return parsed
 
 

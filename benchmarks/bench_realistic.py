@@ -35,13 +35,18 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rag_lab.index import Changes, Index, default_index_path
 from rag_lab.retrieval import query_once
+from rag_lab.retrieval.query import request_config, run_request
+from rag_lab.retrieval.question import parse_text_question
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_index import code_state  # noqa: E402
+from bench_query import stat_walk  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SINGLE = ("answerable", "field_missing", "unknown_subject", "conflict")
@@ -116,6 +121,36 @@ def outcome(q: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     return o
 
 
+def split_timings(corpus: Path, questions: list[str]) -> dict[str, float]:
+    """Medians (ms) of the pieces of an ask, on one open index, every question once.
+
+    parse = ``parse_text_question`` alone (name lookup over the index, never a scan of
+    the subjects); request = everything ``query_once`` does after the freshness check
+    (retrieve, pack, verify, audit, decide); stat walk = the floor of the freshness check
+    (recursive ``os.scandir`` + ``stat``), 5 runs.
+    """
+    parse, request, walk = [], [], []
+    with Index(default_index_path(corpus)) as index:
+        config = request_config(5, 1200, "codepoints", None, "relevance", True, date.today())
+        for question in questions:
+            t = time.perf_counter()
+            parse_text_question(question, index)
+            parse.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            run_request(question, corpus, index, config, None, Changes)
+            request.append(time.perf_counter() - t)
+    for _ in range(5):
+        t = time.perf_counter()
+        stat_walk(corpus)
+        walk.append(time.perf_counter() - t)
+    return {
+        "parse_median_ms": round(statistics.median(parse) * 1000, 2),
+        "request_without_freshness_median_ms": round(statistics.median(request) * 1000, 2),
+        "request_without_freshness_p90_ms": round(sorted(request)[int(0.9 * (len(request) - 1))] * 1000, 2),
+        "stat_walk_median_ms": round(statistics.median(walk) * 1000, 2),
+    }
+
+
 def rate(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.1f} %)" if d else "0/0"
 
@@ -157,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {i}/{len(questions)} asked, median {statistics.median(latencies) * 1000:.1f} ms",
                 flush=True,
             )
+
+    split = split_timings(corpus, [q["question"] for q in questions])
 
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rec in records:
@@ -251,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         "ask_median_ms": round(statistics.median(lat_ms), 2),
         "ask_p90_ms": round(lat_ms[int(0.9 * (len(lat_ms) - 1))], 2),
         "ask_max_ms": round(lat_ms[-1], 2),
+        **split,
         "figures": figures,
         "outcomes_by_label": outcomes,
         "by_pattern": {k: v for k, v in sorted(by_pattern.items())},
@@ -278,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
     for key, (a, b) in figures.items():
         print(f"| {names[key]} | {rate(a, b)} |")
     print(f"| median / p90 ask latency | {report['ask_median_ms']} / {report['ask_p90_ms']} ms |")
+    print(f"| stat walk of the corpus (floor of the freshness check) | {split['stat_walk_median_ms']} ms |")
+    print(
+        f"| ask without the freshness check: median / p90 | {split['request_without_freshness_median_ms']} / "
+        f"{split['request_without_freshness_p90_ms']} ms |"
+    )
+    print(f"| parsing the question alone (median) | {split['parse_median_ms']} ms |")
     print(f"| index time ({files} files) | {report['index_s']} s |")
     print("\noutcomes by label:")
     for label, items in outcomes.items():

@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,7 @@ _UNIT_COLUMNS = frozenset(
 BATCH_FILES = 500  # files per batch: a worker's unit of work, and the parent's unit of progress
 PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forking workers
 MAX_WORKERS = 2
-POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings at a time (bounds the temporaries)
+POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -175,11 +176,10 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
             acls.update(row[-1] for row in batch.files)
             units.add(batch)
         acls.update(units.acl_names)
-        rowids = _write_units(db, units)
-        _write_postings(db, units, rowids)
+        count = _write_units(db, units)
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
-            "units": str(len(rowids)),
+            "units": str(count),
             # Kept here so opening an index and parsing a question never scan whole tables.
             "acls": json.dumps(sorted(acls)),
             "name_lengths": json.dumps(_name_lengths(units.names)),
@@ -189,7 +189,7 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
             if statement.strip():
                 db.execute(statement)
         db.execute("COMMIT")
-        summary.units = len(rowids)
+        summary.units = count
     finally:
         db.close()
 
@@ -406,92 +406,133 @@ class _Units:
 
     def __init__(self) -> None:
         self.rows: list[tuple[Any, ...]] = []
-        self.codes: list[npt.NDArray[np.int64]] = []
+        self.codes: list[npt.NDArray[np.int64] | None] = []
         self.terms: list[npt.NDArray[np.int64]] = []
         self.images: list[tuple[int, Any, Any, Any]] = []
         self.names: dict[tuple[str, str, str], int] = {}
         self.acl_names: list[str] = []
+        self.code_span = 1  # every term code is below this
 
     def add(self, batch: Batch) -> None:
         offset = len(self.rows)
         self.rows.extend(batch.units)
         self.codes.append(batch.codes)
         self.terms.append(batch.terms)
+        if batch.codes.size:
+            self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         self.images.extend((offset + i, c, s, sh) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
         self.acl_names = sorted(set(self.acl_names) | {row[-1] for row in batch.units})
 
 
-def _write_units(db: sqlite3.Connection, units: _Units) -> npt.NDArray[np.int64]:
-    """Insert units with ids 1.. in evidence_id order; returns each unit's id (in gathered order)."""
+def _write_units(db: sqlite3.Connection, units: _Units) -> int:
+    """Insert units with ids 1.. in evidence_id order, names, images and postings; returns the unit count.
+
+    The postings' sort runs in a second thread while this one inserts the units (numpy's
+    sort and SQLite's page writes both run without the GIL).
+    """
     rows = units.rows
     order = sorted(range(len(rows)), key=lambda i: rows[i][0])
     rowids = np.empty(len(rows), dtype=np.int64)
     rowids[order] = np.arange(1, len(rows) + 1, dtype=np.int64)
-    # NULL id in an empty table: SQLite numbers the rows 1, 2, … in insertion order
-    db.executemany(
-        "INSERT INTO units VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        map(rows.__getitem__, order),
-    )
-    db.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())])
-    db.executemany(
-        "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-        sorted((int(rowids[i]), c, s, sh, rows[i][-1]) for i, c, s, sh in units.images),
-    )
-    return rowids
+    position = {name: i for i, name in enumerate(units.acl_names)}
+    group = np.fromiter((position[row[-1]] for row in rows), dtype=np.int64, count=len(rows))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sorted_postings = pool.submit(_sorted_postings, units, rowids, group)
+        # NULL id in an empty table: SQLite numbers the rows 1, 2, … in insertion order
+        db.executemany(
+            "INSERT INTO units VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            map(rows.__getitem__, order),
+        )
+        db.executemany(
+            "INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())]
+        )
+        db.executemany(
+            "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
+            sorted((int(rowids[i]), c, s, sh, rows[i][-1]) for i, c, s, sh in units.images),
+        )
+        rows = units.rows = []  # inserted: free them before the postings are cut
+        del order
+        postings = sorted_postings.result()
+    if postings is not None:
+        db.executemany("INSERT INTO acl_stats VALUES (?, ?, ?)", postings.stats)
+        for group_of, code, owner in postings.slices():
+            db.executemany(
+                "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
+                _postings_rows(units.acl_names, group_of, code, owner, postings.doc_len),
+            )
+    return len(rowids)
 
 
-def _write_postings(db: sqlite3.Connection, units: _Units, rowids: npt.NDArray[np.int64]) -> None:
-    """BM25 postings per (term, ACL): unit ids ascending, raw tf and unit length (int32 each)."""
-    n = len(units.rows)
-    if n == 0:
-        return
-    acl_names = units.acl_names
-    position = {name: i for i, name in enumerate(acl_names)}
-    group = np.fromiter((position[row[-1]] for row in units.rows), dtype=np.int64, count=n)
-    units.rows = []  # in the database now; free them before the big arrays
-    terms = np.concatenate(units.terms)
-    codes = np.concatenate(units.codes)
-    units.codes = []
-    doc_len = np.zeros(n + 1, dtype=np.int64)
-    doc_len[rowids] = terms
-    db.executemany(
-        "INSERT INTO acl_stats VALUES (?, ?, ?)",
-        [(name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(acl_names)],
-    )
-    owner = np.repeat(rowids, terms)
-    occurrence_group = np.repeat(group, terms) if len(acl_names) > 1 else None
-    lens32 = doc_len.astype(np.int32)
-    for g, acl in enumerate(acl_names):
-        if occurrence_group is None:
-            acl_codes, acl_owner = codes, owner
-        else:
-            mask = occurrence_group == g
-            acl_codes, acl_owner = codes[mask], owner[mask]
-        for term, ids in _sorted_slices(acl_codes, acl_owner, n + 1):
-            _insert_postings(db, acl, term, ids, lens32)
-        del acl_codes, acl_owner
+@dataclass
+class _SortedPostings:
+    """Every term occurrence as one sorted int64 key ``(acl * span + term) * width + unit id``
+    (or, when such keys would not fit in 63 bits, three arrays sorted by ``lexsort``)."""
+
+    stats: list[tuple[str, int, int]]  # acl_stats rows
+    doc_len: npt.NDArray[np.int32]  # terms per unit id
+    keys: npt.NDArray[np.int64]
+    width: int
+    span: int
+    lexsorted: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+
+    def slices(self) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+        """(ACL index, term, unit id) of the occurrences, a slice of whole terms at a time."""
+        if self.lexsorted is not None:  # pragma: no cover - code points beyond any real corpus
+            yield self.lexsorted
+            return
+        for chunk in _whole_term_slices(self.keys, self.width):
+            term = chunk // self.width
+            yield term // self.span, term % self.span, chunk % self.width
 
 
-def _sorted_slices(
-    codes: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], width: int
-) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
-    """(term, unit id) occurrences sorted by term then id, in slices that never split a term.
+def _sorted_postings(
+    units: _Units, rowids: npt.NDArray[np.int64], group: npt.NDArray[np.int64]
+) -> _SortedPostings | None:
+    """The occurrences of every term, sorted by (ACL, term, unit id); None without units.
 
-    Each occurrence is one int64 key ``term * width + id`` sorted in place (``codes`` is
-    overwritten); ``lexsort`` only when such keys would not fit in 63 bits.
+    Keys are written over the batches' code arrays one batch at a time (each batch's codes
+    are freed as its keys are written) and sorted in place.
     """
-    if codes.size == 0:
-        return
-    if (int(codes.max()) + 1) * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
-        order = np.lexsort((owner, codes))
-        yield codes[order], owner[order]
-        return
-    keys = codes
-    keys *= width
-    keys += owner
+    n = rowids.size
+    if n == 0:
+        return None
+    acl_names = units.acl_names
+    terms = np.concatenate(units.terms)
+    stats = [
+        (name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(acl_names)
+    ]
+    doc_len = np.zeros(n + 1, dtype=np.int32)
+    doc_len[rowids] = terms
+    width, span = n + 1, units.code_span
+    if len(acl_names) * span * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
+        codes = np.concatenate([c for c in units.codes if c is not None])
+        owner, groups = np.repeat(rowids, terms), np.repeat(group, terms)
+        order = np.lexsort((owner, codes, groups))
+        empty = np.zeros(0, np.int64)
+        return _SortedPostings(
+            stats, doc_len, empty, width, span, (groups[order], codes[order], owner[order])
+        )
+    keys = np.empty(int(terms.sum()), dtype=np.int64)
+    at = first_unit = 0
+    for i, part_terms in enumerate(units.terms):
+        part_codes = units.codes[i]
+        assert part_codes is not None
+        units.codes[i] = None
+        part = slice(first_unit, first_unit + part_terms.size)
+        dest = keys[at : at + part_codes.size]
+        np.add(np.repeat(group[part] * span, part_terms), part_codes, out=dest)
+        dest *= width
+        dest += np.repeat(rowids[part], part_terms)
+        at += part_codes.size
+        first_unit += part_terms.size
     keys.sort()
+    return _SortedPostings(stats, doc_len, keys, width, span)
+
+
+def _whole_term_slices(keys: npt.NDArray[np.int64], width: int) -> Iterator[npt.NDArray[np.int64]]:
+    """Consecutive slices of sorted keys, about POSTINGS_SLICE long, never splitting a term."""
     start = 0
     while start < keys.size:
         stop = min(start + POSTINGS_SLICE, keys.size)
@@ -500,32 +541,34 @@ def _sorted_slices(
             stop = int(np.searchsorted(keys, first, side="left"))
             if stop <= start:  # one term longer than a slice: take all of it
                 stop = int(np.searchsorted(keys, first + width, side="left"))
-        chunk = keys[start:stop]
-        yield chunk // width, chunk % width
+        yield keys[start:stop]
         start = stop
 
 
-def _insert_postings(
-    db: sqlite3.Connection,
-    acl: str,
-    term: npt.NDArray[np.int64],
+def _postings_rows(
+    acl_names: list[str],
+    group: npt.NDArray[np.int64],
+    code: npt.NDArray[np.int64],
     owner: npt.NDArray[np.int64],
-    lens32: npt.NDArray[np.int32],
-) -> None:
-    """Insert the postings of sorted occurrences holding whole terms."""
-    new_pair = np.ones(term.size, dtype=bool)
-    new_pair[1:] = (term[1:] != term[:-1]) | (owner[1:] != owner[:-1])
+    doc_len: npt.NDArray[np.int32],
+) -> Iterator[tuple[Any, ...]]:
+    """Postings rows of occurrences sorted by (ACL, term, unit id), holding whole terms:
+    unit ids ascending, raw tf and unit length (int32 each)."""
+    new_term = np.ones(code.size, dtype=bool)
+    new_term[1:] = (group[1:] != group[:-1]) | (code[1:] != code[:-1])
+    new_pair = new_term.copy()
+    new_pair[1:] |= owner[1:] != owner[:-1]
     starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, term.size)).astype(np.int32)
-    p_term, p_owner = term[starts], owner[starts]
-    new_term = np.ones(p_term.size, dtype=bool)
-    new_term[1:] = p_term[1:] != p_term[:-1]
-    bounds = np.append(np.flatnonzero(new_term), p_term.size)
-    ids32, lens = p_owner.astype(np.int32), lens32[p_owner]
-    db.executemany(
-        "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
-        (
-            (int(p_term[a]), acl, int(b - a), ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes())
-            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-        ),
-    )
+    tf = np.diff(np.append(starts, code.size)).astype(np.int32)
+    p_group, p_code, p_owner = group[starts], code[starts], owner[starts]
+    bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
+    ids32, lens = p_owner.astype(np.int32), doc_len[p_owner]
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        yield (
+            int(p_code[a]),
+            acl_names[int(p_group[a])],
+            b - a,
+            ids32[a:b].tobytes(),
+            tf[a:b].tobytes(),
+            lens[a:b].tobytes(),
+        )

@@ -170,3 +170,18 @@ def test_bad_top_k_is_a_config_error(indexed_demo: Path, top_k: object) -> None:
 def test_unaskable_question_is_a_question_error(indexed_demo: Path, question: str, message: str) -> None:
     with pytest.raises(QuestionError, match=message):
         query_once(question, indexed_demo)
+
+
+def test_trace_shows_the_lift(competing: Path) -> None:
+    result = query_once("借阅台 开放时间", competing, top_k=3)
+    step = next(e for e in result["trace"]["events"] if e["step"] == "retrieve")
+    assert (step["named_keys_first"], step["lifted_units"]) == (True, 1)
+    with Index(default_index_path(competing)) as index:
+        plain = {
+            c["evidence"]["evidence_id"]: c["score"]
+            for c in retrieve("借阅台 开放时间", index, top_k=3, named_keys_first=False)
+        }
+    first = step["candidates"][0]
+    assert first["evidence"]["source"] == "documents/lib.md"
+    assert first["score"] == pytest.approx(plain[first["evidence"]["evidence_id"]] + 2 * step["lift"])
+    assert all(c["score"] == plain[c["evidence"]["evidence_id"]] for c in step["candidates"][1:])

@@ -16,7 +16,7 @@ from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, check_budget, pack_context
 from rag_lab.retrieval.package import package_of
 from rag_lab.retrieval.question import check_question, parse_text_question
-from rag_lab.retrieval.rank import check_top_k, retrieve
+from rag_lab.retrieval.rank import check_top_k, rank
 from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
@@ -141,8 +141,10 @@ def run_request(
     trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
     if changes.stale:
         return stale_result(question, changes.paths(), changes.as_dict(), trace)
-    candidates = retrieve(question, index, config["top_k"])
-    trace.add("retrieve", candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates])
+    candidates, ranking = rank(question, index, config["top_k"])
+    trace.add(
+        "retrieve", **ranking, candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
+    )
     kept = select_context(question, candidates, index, config, trace)
     day = date.fromisoformat(config["as_of"])
     return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace)

@@ -17,6 +17,7 @@ without it), so scores stay a plain descending order. Ties are broken by evidenc
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,6 +93,13 @@ def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: b
 
     ``named_keys_first=False`` ranks by BM25 alone (for comparisons; see docs/retrieval.md).
     """
+    return rank(question, index, top_k, named_keys_first=named_keys_first)[0]
+
+
+def rank(
+    question: str, index: Index, top_k: int = 5, *, named_keys_first: bool = True
+) -> tuple[list[Candidate], dict[str, Any]]:
+    """``retrieve`` plus what the trace shows of it: the lift and the units it lifted."""
     check_top_k(top_k)
     ids, scores, ceiling = bm25(question, index)
     tiers = key_tiers(question, index, ids, scores) if named_keys_first else {}
@@ -104,12 +112,14 @@ def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: b
             [tiers[int(i)] for i in lifted], np.float64
         )
         ids, scores = merged, merged_scores
+    info: dict[str, Any] = {"named_keys_first": named_keys_first, "lift": ceiling, "lifted_units": len(tiers)}
     if ids.size == 0:
-        return []
+        return [], info
     order = np.lexsort((ids, -scores))[:top_k]
     chosen = [int(ids[i]) for i in order]
     units = index.units_by_ids(chosen)
-    return [
+    candidates: list[Candidate] = [
         {"evidence": units[uid], "score": round(float(scores[i]), 6)}
         for uid, i in zip(chosen, order.tolist(), strict=True)
     ]
+    return candidates, info

@@ -306,7 +306,7 @@ def extract_batches(
     if workers < 2:
         return _Batches(extract_batch(root, chunk, rules) for chunk in chunks)
     pool = _ForkPool(workers, lambda chunk: extract_batch(root, chunk, rules), list(close_in_workers))
-    return _Batches(pool.map(chunks), pool.close)
+    return _Batches(pool.start(chunks), pool.close)
 
 
 def _worker_count(files: int) -> int:
@@ -336,18 +336,26 @@ class _ForkPool:
         self._pids: list[int] = []
         self._pipes: list[Any] = []
 
-    def map(self, chunks: list[Any]) -> Iterator[Any]:
+    def start(self, chunks: list[Any]) -> Iterator[Any]:
+        """Fork the workers now; returns the results in chunk order."""
         parent = os.getpid()
-        for w in range(self._workers):
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - runs in the worker
-                os.close(read_fd)
-                self._run_worker(parent, write_fd, chunks[w :: self._workers])
-            os.close(write_fd)
-            self._pids.append(pid)
-            self._pipes.append(os.fdopen(read_fd, "rb"))
-        for i in range(len(chunks)):
+        try:
+            for w in range(self._workers):
+                read_fd, write_fd = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # pragma: no cover - runs in the worker
+                    os.close(read_fd)
+                    self._run_worker(parent, write_fd, chunks[w :: self._workers])
+                os.close(write_fd)
+                self._pids.append(pid)
+                self._pipes.append(os.fdopen(read_fd, "rb"))
+        except BaseException:
+            self.close()
+            raise
+        return self._results(len(chunks))
+
+    def _results(self, count: int) -> Iterator[Any]:
+        for i in range(count):
             try:
                 status, value = pickle.load(self._pipes[i % self._workers])
             except EOFError:

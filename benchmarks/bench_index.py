@@ -14,7 +14,8 @@ Per size and run, in the same process and order:
   whole subprocess (interpreter start and imports included) and the peak RSS of that child
   (``os.wait4`` rusage ``ru_maxrss``, the per-child value of ``RUSAGE_CHILDREN``).
 
-Reported: medians over runs, ratio build / floor, peak RSS, index size (MB = 10^6 bytes).
+Reported: medians over runs, ratio build / floor, peak RSS, index size (MB = 10^6 bytes),
+and the 1-minute load average before each run (the machine may be shared).
 Goals: ratio ≤ 3× and peak RSS < 1 GiB at 100k.
 """
 
@@ -152,9 +153,10 @@ def bench_size(out: Path, docs: int, runs: int, cli: list[str] | None) -> dict[s
     root = ensure_corpus(out, docs)
     index = root / ".rag_lab" / "index.sqlite"
     floor_read_hash(root)  # warm the page cache
-    floors, builds, rss, sizes = [], [], [], []
+    floors, builds, rss, sizes, loads = [], [], [], [], []
     files = nbytes = 0
     for run in range(runs):
+        loads.append(os.getloadavg()[0])  # 1-minute load before the run: the machine may be shared
         seconds, files, nbytes = floor_read_hash(root)
         floors.append(seconds)
         wall, peak, _ = run_child(build_command(root, cli))
@@ -163,7 +165,8 @@ def bench_size(out: Path, docs: int, runs: int, cli: list[str] | None) -> dict[s
         sizes.append(index.stat().st_size)
         print(
             f"  N={docs:>6} run {run + 1}/{runs}: floor {seconds:7.3f} s  build {wall:7.2f} s  "
-            f"ratio {wall / seconds:5.1f}x  peak RSS {peak / 2**20:7.1f} MiB  index {sizes[-1] / 1e6:6.1f} MB",
+            f"ratio {wall / seconds:5.1f}x  peak RSS {peak / 2**20:7.1f} MiB  index {sizes[-1] / 1e6:6.1f} MB  "
+            f"load {loads[-1]:.1f}",
             flush=True,
         )
     floor = statistics.median(floors)
@@ -182,6 +185,7 @@ def bench_size(out: Path, docs: int, runs: int, cli: list[str] | None) -> dict[s
         "peak_rss_mib": [round(x / 2**20, 1) for x in rss],
         "peak_rss_median_mib": round(statistics.median(rss) / 2**20, 1),
         "index_mb": round(statistics.median(sizes) / 1e6, 1),
+        "loadavg_1min_before_runs": [round(x, 2) for x in loads],
         "goal_ratio_le_3": statistics.median(ratios) <= 3.0,
         "goal_rss_lt_1gib": max(rss) < GIB,
     }

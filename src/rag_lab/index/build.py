@@ -32,6 +32,7 @@ import numpy.typing as npt
 from rag_lab.data import Progress, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.corpus import CorpusFile, check_root, walk
+from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
@@ -358,8 +359,11 @@ class _ForkPool:
         for i in range(count):
             try:
                 status, value = pickle.load(self._pipes[i % self._workers])
-            except EOFError:
-                raise RuntimeError(f"index worker {self._pids[i % self._workers]} died") from None
+            except (EOFError, pickle.UnpicklingError):
+                raise IndexError_(
+                    f"index build worker {self._pids[i % self._workers]} died before sending its files "
+                    "(killed, or out of memory?); the previous index is untouched, rerun `rag-lab index ROOT`"
+                ) from None
             if status == "error":
                 raise value
             yield value
@@ -372,13 +376,18 @@ class _ForkPool:
                 os.close(fd)
             with open(write_fd, "wb") as out:
                 for chunk in chunks:
+                    failed = True
                     try:
-                        result: tuple[str, Any] = ("ok", self._work(chunk))
+                        data = pickle.dumps(("ok", self._work(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
+                        failed = False
                     except Exception as exc:  # handed to the parent, which raises it
-                        result = ("error", exc)
-                    pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+                        try:
+                            data = pickle.dumps(("error", exc))
+                        except Exception:  # an exception that cannot be pickled: keep its text
+                            data = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+                    out.write(data)
                     out.flush()
-                    if result[0] == "error":
+                    if failed:
                         break
             code = 0
         finally:

@@ -44,8 +44,8 @@ def check_top_k(top_k: int) -> int:
 def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:
     """Unit ids (ascending), their BM25 scores, and the ceiling no unit's score can reach."""
     postings = index.postings(query_terms(question))
-    if not postings:
-        return np.zeros(0, np.int64), np.zeros(0), 0.0
+    if not postings:  # the ceiling of no score is 0; the lift must still be positive
+        return np.zeros(0, np.int64), np.zeros(0), 1.0
     total = index.unit_count
     k1 = index.config["ranking"]["k1"]
 

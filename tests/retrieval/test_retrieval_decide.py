@@ -185,3 +185,12 @@ def test_trace_shows_the_lift(competing: Path) -> None:
     assert first["evidence"]["source"] == "documents/lib.md"
     assert first["score"] == pytest.approx(plain[first["evidence"]["evidence_id"]] + 2 * step["lift"])
     assert all(c["score"] == plain[c["evidence"]["evidence_id"]] for c in step["candidates"][1:])
+
+
+def test_names_without_terms_are_still_lifted(make_corpus: MakeCorpus) -> None:
+    """Punctuation-only names give BM25 nothing to score; the named key still comes first."""
+    files = {f"documents/{i}.md": f"主题：——{'·' * i}\n备注：第{i}条\n" for i in range(3)}
+    root = make_corpus(files)
+    build_index(root)
+    result = query_once("——·· 备注", root, top_k=1)
+    assert (result["status"], result["answer"]) == ("answered", "第2条")

@@ -189,8 +189,8 @@ def test_trace_shows_the_lift(competing: Path) -> None:
 
 def test_names_without_terms_are_still_lifted(make_corpus: MakeCorpus) -> None:
     """Punctuation-only names give BM25 nothing to score; the named key still comes first."""
-    files = {f"documents/{i}.md": f"主题：——{'·' * i}\n备注：第{i}条\n" for i in range(3)}
+    files = {f"documents/{i}.md": f"主题：——{'·' * i}\n※※：第{i}条\n" for i in range(3)}
     root = make_corpus(files)
     build_index(root)
-    result = query_once("——·· 备注", root, top_k=1)
+    result = query_once("——·· ※※", root, top_k=1)
     assert (result["status"], result["answer"]) == ("answered", "第2条")

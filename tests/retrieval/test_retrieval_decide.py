@@ -188,9 +188,11 @@ def test_trace_shows_the_lift(competing: Path) -> None:
 
 
 def test_names_without_terms_are_still_lifted(make_corpus: MakeCorpus) -> None:
-    """Punctuation-only names give BM25 nothing to score; the named key still comes first."""
-    files = {f"documents/{i}.md": f"主题：——{'·' * i}\n※※：第{i}条\n" for i in range(3)}
+    """Punctuation-only names give BM25 nothing to score; each slot's first unit still comes first."""
+    files = {f"documents/a{i}.md": "主题：——\n※※：一\n" for i in range(5)}
+    files["documents/f.md"] = "主题：·\n※※：二\n"  # its unit has the highest evidence_id
     root = make_corpus(files)
     build_index(root)
-    result = query_once("——·· ※※", root, top_k=1)
-    assert (result["status"], result["answer"]) == ("answered", "第2条")
+    result = query_once("——和·的※※", root, top_k=2)
+    assert result["status"] == "answered"
+    assert [s["answer"] for s in result["slots"]] == ["一", "二"]

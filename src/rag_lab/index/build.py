@@ -49,6 +49,10 @@ PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forki
 MAX_WORKERS = 2
 POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_STAGED_COLUMNS = (
+    "evidence_id source sha256 span_start span_end line text subject field value modality valid_from valid_to "
+    "extra acl"
+).split()  # the units table's columns after id, in order: a unit row as extract_batch makes it
 
 
 @dataclass
@@ -166,7 +170,7 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
         db.execute("PRAGMA synchronous = OFF")
         db.executescript(DDL)
         db.execute("BEGIN")
-        units = _Units()
+        units = _Units(db)
         acls: set[str] = set()
         for batch in batches:  # in sorted path order
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch.files)
@@ -419,25 +423,33 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the wor
 
 
 class _Units:
-    """Every unit row, term code and image of the corpus, gathered batch by batch."""
+    """Every unit of the corpus, gathered batch by batch: the rows go to a temporary table
+    as they arrive; evidence ids, ACLs, term codes and images stay here."""
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[Any, ...]] = []
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        db.execute(f"CREATE TEMP TABLE staging ({', '.join(_STAGED_COLUMNS)})")
+        self.ids: list[str] = []
+        self.acls: list[str] = []
         self.codes: list[npt.NDArray[np.int64] | None] = []
         self.terms: list[npt.NDArray[np.int64]] = []
-        self.images: list[tuple[int, Any, Any, Any]] = []
+        self.images: list[tuple[int, Any, Any, Any, str]] = []
         self.names: dict[tuple[str, str, str], int] = {}
         self.acl_names: list[str] = []
         self.code_span = 1  # every term code is below this
 
     def add(self, batch: Batch) -> None:
-        offset = len(self.rows)
-        self.rows.extend(batch.units)
+        offset = len(self.ids)
+        self._db.executemany(
+            f"INSERT INTO temp.staging VALUES ({', '.join('?' * len(_STAGED_COLUMNS))})", batch.units
+        )
+        self.ids.extend(row[0] for row in batch.units)
+        self.acls.extend(row[-1] for row in batch.units)
         self.codes.append(batch.codes)
         self.terms.append(batch.terms)
         if batch.codes.size:
             self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
-        self.images.extend((offset + i, c, s, sh) for i, c, s, sh in batch.images)
+        self.images.extend((offset + i, c, s, sh, batch.units[i][-1]) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
         self.acl_names = sorted(set(self.acl_names) | {row[-1] for row in batch.units})
@@ -446,31 +458,30 @@ class _Units:
 def _write_units(db: sqlite3.Connection, units: _Units) -> int:
     """Insert units with ids 1.. in evidence_id order, names, images and postings; returns the unit count.
 
-    The postings' sort runs in a second thread while this one inserts the units (numpy's
-    sort and SQLite's page writes both run without the GIL).
+    The postings' sort runs in a second thread while SQLite copies the staged rows in
+    evidence_id order (both run without the GIL).
     """
-    rows = units.rows
-    order = sorted(range(len(rows)), key=lambda i: rows[i][0])
-    rowids = np.empty(len(rows), dtype=np.int64)
-    rowids[order] = np.arange(1, len(rows) + 1, dtype=np.int64)
+    count = len(units.ids)
+    order = sorted(range(count), key=units.ids.__getitem__)
+    rowids = np.empty(count, dtype=np.int64)
+    rowids[order] = np.arange(1, count + 1, dtype=np.int64)
+    del order
+    units.ids = []
     position = {name: i for i, name in enumerate(units.acl_names)}
-    group = np.fromiter((position[row[-1]] for row in rows), dtype=np.int64, count=len(rows))
+    group = np.fromiter((position[acl] for acl in units.acls), dtype=np.int64, count=count)
+    units.acls = []
     with ThreadPoolExecutor(max_workers=1) as pool:
         sorted_postings = pool.submit(_sorted_postings, units, rowids, group)
-        # NULL id in an empty table: SQLite numbers the rows 1, 2, … in insertion order
-        db.executemany(
-            "INSERT INTO units VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            map(rows.__getitem__, order),
-        )
+        # the same ids as numbered above: evidence ids are ASCII, so SQLite's order is Python's
+        db.execute("INSERT INTO units SELECT row_number() OVER (ORDER BY evidence_id), * FROM temp.staging")
+        db.execute("DROP TABLE temp.staging")
         db.executemany(
             "INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())]
         )
         db.executemany(
             "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-            sorted((int(rowids[i]), c, s, sh, rows[i][-1]) for i, c, s, sh in units.images),
+            sorted((int(rowids[i]), c, s, sh, acl) for i, c, s, sh, acl in units.images),
         )
-        rows = units.rows = []  # inserted: free them before the postings are cut
-        del order
         postings = sorted_postings.result()
     if postings is not None:
         db.executemany("INSERT INTO acl_stats VALUES (?, ?, ?)", postings.stats)
@@ -479,7 +490,7 @@ def _write_units(db: sqlite3.Connection, units: _Units) -> int:
                 "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
                 _postings_rows(units.acl_names, group_of, code, owner, postings.doc_len),
             )
-    return len(rowids)
+    return count
 
 
 @dataclass

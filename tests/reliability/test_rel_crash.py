@@ -11,7 +11,8 @@ Two ways to start the build: ``fork`` runs ``rag_lab.cli.main(["index", ROOT])``
 forked child of this already-imported process (a few ms to start, so nearly every kill
 lands inside the build itself), ``exec`` runs the installed ``rag-lab index ROOT``
 console script (about 0.4 s of interpreter and numpy start-up first). The suite runs
-200 fork trials and 12 exec trials; ``benchmarks/soak_crash.py`` runs 2,000.
+200 fork trials and 12 exec trials, plus 6 exec trials on 2,500 files where the build forks
+reading workers (none may outlive a killed build); ``benchmarks/soak_crash.py`` runs 2,000.
 """
 
 from __future__ import annotations
@@ -278,4 +279,48 @@ def test_rel_real_cli_builds_killed_at_random_moments(tmp_path: Path) -> None:
     stats = crash_trials(tmp_path, 12, mode="exec", seed=5, docs=200, spread=0.6)
     assert stats.trials == 12
     assert stats.killed >= 4
+    assert stats.by_version.keys() <= {"A", "B"}
+
+
+def build_processes(root: Path) -> list[int]:
+    """Live processes (a build or its forked workers) whose command line names ``root``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            state = next(ln for ln in (proc / "status").read_text().splitlines() if ln.startswith("State:"))
+        except (OSError, StopIteration):
+            continue
+        if str(root).encode() in cmdline and "zombie" not in state:
+            found.append(int(proc.name))
+    return found
+
+
+def test_rel_killed_parallel_builds_leave_no_workers_behind(tmp_path: Path) -> None:
+    """2,500 files: the build forks its reading workers (from 2,000 files on, on 2+ CPUs).
+    Killing the parent at random moments must kill the workers too, and keep the index whole."""
+    root = tmp_path / "corpus"
+    orphans: list[list[int]] = []
+
+    def no_workers_left(trial: int, stats: CrashStats) -> None:
+        deadline = time.monotonic() + 5.0
+        while (left := build_processes(root)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if left:
+            orphans.append(left)
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+
+    stats = crash_trials(tmp_path, 6, mode="exec", seed=11, docs=2500, spread=0.9, report=no_workers_left)
+    assert orphans == []
+    if len(os.sched_getaffinity(0)) >= 2:  # the workers really are forked for this corpus
+        proc = start_exec(root)
+        most = 0
+        while proc.poll() is None:
+            most = max(most, len(build_processes(root)))
+            time.sleep(0.01)
+        assert proc.returncode == 0 and most >= 3  # the build and its two workers
+    assert stats.trials == 6 and stats.killed >= 3
     assert stats.by_version.keys() <= {"A", "B"}

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from rag_lab.data.documents import ParsedDocument, iter_lines, parse_document
+from rag_lab.data.documents import ASCII_COLON_WARNING, ParsedDocument, iter_lines, parse_document
 from rag_lab.errors import RagLabError, SourceFileError
 
 
@@ -138,10 +138,17 @@ def test_whitespace_around_the_colon_is_warned_and_skipped(line: str) -> None:
     assert parsed.warnings == [(2, "whitespace next to the full-width colon; write 字段：值 without spaces")]
 
 
-@pytest.mark.parametrize("line", ["地点:一楼", "地点: 一楼", "：一楼", "http://x.cn/a:b"])
-def test_ascii_colon_and_leading_colon_lines_are_not_field_lines(line: str) -> None:
+@pytest.mark.parametrize("line", ["：一楼", "http://x.cn/a:b", "9:00-17:00", "Note: see below", "# 注意:", "- 地点:一楼"])
+def test_leading_colon_and_prose_colon_lines_are_silently_not_field_lines(line: str) -> None:
     parsed = parse(f"主题：甲\n{line}\n")
     assert parsed.units == [] and parsed.warnings == []
+
+
+@pytest.mark.parametrize("line", ["地点:一楼", "地点: 一楼", "  A区:三楼", "网址:http://x.cn", "注意: 请九点前到"])
+def test_ascii_colon_field_lines_are_warned_not_units(line: str) -> None:
+    parsed = parse(f"主题：甲\n{line}\n开放时间：九点\n")
+    assert triples(parsed) == [("甲", "开放时间", "九点")]
+    assert parsed.warnings == [(2, ASCII_COLON_WARNING)]
 
 
 def test_headings_and_prose_are_ignored() -> None:

@@ -388,9 +388,6 @@ def test_rel_field_lines_before_subject_are_warned_with_line(tmp_path: Path) -> 
     assert query_once("早台 开放时间", root)["answer"] == "八点"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="`字段:值` with an ASCII colon is dropped silently: no unit and no warning"
-)
 def test_rel_ascii_colon_field_line_is_warned(tmp_path: Path) -> None:
     root, summary = build_with(tmp_path, {"documents/ascii.md": "主题：丙台\n开放时间:九点\n"})
     found = [p for p in problems(root) if p["path"] == "documents/ascii.md"]

@@ -21,6 +21,10 @@ VALID_FROM_FIELD = "生效日期"
 VALID_TO_FIELD = "失效日期"
 DATE_FIELDS = {VALID_FROM_FIELD: "valid_from", VALID_TO_FIELD: "valid_to"}
 _TEXT = str(Modality.TEXT)
+# A line that would be a field line but for an ASCII colon: a short name holding a CJK
+# character and no space, slash or colon, then ':' (not '://'), then a value.
+_ASCII_FIELD_LINE = re.compile(r"[^\s:/：]{0,15}[\u3400-\u9fff\uf900-\ufaff][^\s:/：]{0,15}:(?!//)\s*\S")
+ASCII_COLON_WARNING = "ASCII colon ':' where a field line needs the full-width colon; write 字段：值 (U+FF1A)"
 
 
 @dataclass
@@ -104,7 +108,9 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     dated = False  # any 生效日期/失效日期 line: only then is there a window to apply
     for number, start, line in iter_lines(text):
         if FULLWIDTH_COLON not in line:
-            continue  # not a field line, and nothing to warn about
+            if ":" in line and _ASCII_FIELD_LINE.match(_content(line)[1]):
+                parsed.warnings.append((number, ASCII_COLON_WARNING))
+            continue  # not a field line
         lead, stripped = _content(line)
         if not stripped:
             continue

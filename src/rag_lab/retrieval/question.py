@@ -7,8 +7,9 @@ inside 王强强, 学分 inside 数学分析). Partially overlapping matches are
 choosing the non-overlapping selection that (1) pairs the most subjects with fields
 they actually have, (2) covers the most characters, (3) uses the fewest names. Several
 subjects (or fields) become several slots only when joined by an explicit
-conjunction (和, 与, 、, 以及); otherwise the one that has the asked field is taken, and
-if several do the question needs clarification.
+conjunction (和, 与, 、, 以及); otherwise the one that has the asked field is taken; if
+several do, the only one in the field's clause (between sentence punctuation) is taken,
+and otherwise the question needs clarification.
 
 Image questions use a closed grammar of colour, size and shape words; anything left
 after removing them (besides spaces and punctuation) is an unsupported attribute.
@@ -27,6 +28,7 @@ from rag_lab.retrieval.sources import EvidenceSource
 
 MAX_QUESTION_CHARS = 500
 CONJUNCTIONS = ("和", "与", "、", "以及")
+CLAUSE_MARKS = ("，", "。", "？", "！", "；", "：", ",", "?", "!", ";", ":", "\n")  # not "." (decimals) or "、"
 _MAX_CLUSTER = 12
 _MAX_COMBINATIONS = 256
 
@@ -272,7 +274,12 @@ def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion
     s_groups, f_groups = _groups(question, subjects), _groups(question, fields)
     f_names = [_unique([m.name for m in g]) for g in f_groups]
     s_names = [_unique([m.name for m in g]) for g in s_groups]
-    s_pick = _pick(s_names, lambda g: all(has_key(s, f) for s in g for fs in f_names for f in fs))
+    def has_all(g: list[str]) -> bool:
+        return all(has_key(s, f) for s in g for fs in f_names for f in fs)
+
+    s_pick = _pick(s_names, has_all)
+    if s_pick is None:  # several subjects have the field: the one in the field's clause, if only one is
+        s_pick = _in_field_clause(question, s_groups, fields, [has_all(g) for g in s_names])
     if s_pick is None:
         parsed.problem, parsed.options = "ambiguous_subject", [n for g in s_names for n in g]
         return parsed
@@ -284,6 +291,29 @@ def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion
     chosen_f = f_names[max(f_pick, 0)]
     parsed.slots = [(s, f) for s in chosen_s for f in chosen_f]
     return parsed
+
+
+def _clause(question: str, position: int) -> int:
+    """Which clause (run between sentence punctuation) of the question ``position`` lies in."""
+    return sum(question.count(mark, 0, position) for mark in CLAUSE_MARKS)
+
+
+def _in_field_clause(
+    question: str, groups: list[list[Match]], fields: list[Match], good: list[bool]
+) -> int | None:
+    """The one good subject group sharing a clause with every field, else None.
+
+    ``基础问题：彭琳的时间`` names the subjects 基础 and 彭琳; only 彭琳 stands in the clause
+    of 时间. Within one clause (``借阅台 测试台 开放时间``) nothing is decided here.
+    """
+    clauses = {_clause(question, m.start) for m in fields}
+    if len(clauses) != 1:
+        return None
+    (clause,) = clauses
+    hits = [
+        i for i, g in enumerate(groups) if good[i] and all(_clause(question, m.start) == clause for m in g)
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _pick(groups: list[list[str]], good: Callable[[list[str]], bool]) -> int | None:

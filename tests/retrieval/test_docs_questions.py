@@ -18,6 +18,7 @@ EXAMPLES = [
     ("借阅台 测试台 开放时间", "needs_clarification", "ambiguous_subject", None),
     ("打印室在哪？借阅台的开放时间是几点", "answered", None, "周二至周五十四点到十七点。"),  # the field's clause
     ("借阅台，测试台，开放时间", "needs_clarification", "ambiguous_subject", None),  # neither shares it alone
+    ("借阅台开放时间借阅台", "answered", None, "周二至周五十四点到十七点。"),  # one name said twice
     ("借阅台 容量", "refused", "no_supporting_evidence", None),
     ("什么时候能借东西", "refused", "no_supporting_evidence", None),
     ("会议室Ａ 容量", "needs_clarification", "field_without_subject", None),  # no width folding

@@ -196,3 +196,12 @@ def test_names_without_terms_are_still_lifted(make_corpus: MakeCorpus) -> None:
     result = query_once("——和·的※※", root, top_k=2)
     assert result["status"] == "answered"
     assert [s["answer"] for s in result["slots"]] == ["一", "二"]
+
+
+@pytest.mark.parametrize(
+    "question", ["借阅台开放时间借阅台", "借阅台的开放时间，借阅台的开放时间", "借阅台 开放时间 开放时间"]
+)
+def test_a_name_said_twice_is_one_name(indexed_demo: Path, question: str) -> None:
+    result = query_once(question, indexed_demo)
+    assert (result["status"], result["answer"]) == ("answered", "周二至周五十四点到十七点。")
+    assert len(result["slots"]) == 1

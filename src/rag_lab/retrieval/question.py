@@ -250,6 +250,18 @@ def _groups(question: str, items: list[Match]) -> list[list[Match]]:
     return groups
 
 
+def _distinct(groups: list[list[Match]]) -> list[list[Match]]:
+    """Drop a group naming what an earlier group names (``郑丽丽电话郑丽丽`` asks one subject)."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for group in groups:
+        names = tuple(dict.fromkeys(m.name for m in group))
+        if names not in seen:
+            seen.add(names)
+            kept.append(group)
+    return kept
+
+
 def _unique(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
@@ -271,7 +283,7 @@ def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion
     if pairs is not None:
         parsed.slots = pairs
         return parsed
-    s_groups, f_groups = _groups(question, subjects), _groups(question, fields)
+    s_groups, f_groups = _distinct(_groups(question, subjects)), _distinct(_groups(question, fields))
     f_names = [_unique([m.name for m in g]) for g in f_groups]
     s_names = [_unique([m.name for m in g]) for g in s_groups]
     def has_all(g: list[str]) -> bool:

@@ -251,12 +251,14 @@ def answer(
     as_of: date | None = None,
     trace: Trace | None = None,
     principal: Principal | None = None,
+    parsed: ParsedQuestion | None = None,
 ) -> Result:
     """Decide on ``question`` from the packed ``candidates`` (seed API, SPEC §3.5).
 
     ``index`` provides the same-key map; without it the current originals under
     ``root`` are read. ``retrieved`` (all ranked candidates before packing) lets a
     refusal say ``excluded_by_budget`` rather than ``evidence_not_retrieved``.
+    ``parsed``: the question already parsed against ``index`` (``run_request`` parses once).
     """
     check_question(question)
     trace = trace if trace is not None else Trace()
@@ -268,7 +270,7 @@ def answer(
     try:
         for unit in kept:
             decider.verify(unit, "context")
-        slots, parsed, image = _decide(question, decider, kept, pool)
+        slots, parsed, image = _decide(question, decider, kept, pool, parsed)
     except VerificationFailed as failed:
         outcome = failed.outcome
         trace.add("decision", status=str(Status.REFUSED), reason=str(Reason.SOURCE_VERIFICATION_FAILED))
@@ -285,9 +287,9 @@ def answer(
 
 
 def _decide(
-    question: str, decider: Decider, kept: list[Unit], pool: list[Unit]
+    question: str, decider: Decider, kept: list[Unit], pool: list[Unit], parsed: ParsedQuestion | None
 ) -> tuple[list[SlotResult], ParsedQuestion, bool]:
-    parsed = parse_text_question(question, decider.source)
+    parsed = parsed or parse_text_question(question, decider.source)
     image = parse_image_question(question) if not parsed.subjects and not parsed.fields else None
     decider.trace.add(
         "parse",

@@ -15,7 +15,7 @@ from rag_lab.retrieval.answer import answer, assemble
 from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, check_budget, pack_context
 from rag_lab.retrieval.package import package_of
-from rag_lab.retrieval.question import check_question, parse_text_question
+from rag_lab.retrieval.question import ParsedQuestion, check_question, parse_text_question
 from rag_lab.retrieval.rank import check_top_k, rank
 from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
@@ -29,8 +29,12 @@ def select_context(
     source: EvidenceSource,
     config: dict[str, Any],
     trace: Trace,
+    parsed: ParsedQuestion | None = None,
 ) -> list[Candidate]:
-    """Pack (budget, dedup) and order the candidates; records both steps in the trace."""
+    """Pack (budget, dedup) and order the candidates; records both steps in the trace.
+
+    ``parsed``: the question already parsed against ``source`` (for ``by_slot`` ordering).
+    """
     counter = None
     if config["budget_unit"] == "tokens":
         from rag_lab.retrieval.tokens import load_counter
@@ -50,7 +54,9 @@ def select_context(
         trace.count("dropped_by_budget", len(over))
     if not kept:
         trace.count("empty_context")
-    slots = parse_text_question(question, source).slots if config["ordering"] == "by_slot" else []
+    slots: list[tuple[str, str]] = []
+    if config["ordering"] == "by_slot":
+        slots = (parsed or parse_text_question(question, source)).slots
     ordered = order_context(kept, config["ordering"], slots)
     trace.add("order", strategy=config["ordering"], order=[c["evidence"]["evidence_id"] for c in ordered])
     trace.add("package", **package_of(ordered))
@@ -141,10 +147,11 @@ def run_request(
     trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
     if changes.stale:
         return stale_result(question, changes.paths(), changes.as_dict(), trace)
-    candidates, ranking = rank(question, index, config["top_k"])
+    parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
+    candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(
         "retrieve", **ranking, candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
     )
-    kept = select_context(question, candidates, index, config, trace)
+    kept = select_context(question, candidates, index, config, trace, parsed)
     day = date.fromisoformat(config["as_of"])
-    return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace)
+    return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)

@@ -26,7 +26,7 @@ from rag_lab.errors import ConfigError
 from rag_lab.index.store import Index
 from rag_lab.index.terms import query_terms
 from rag_lab.records import Candidate
-from rag_lab.retrieval.question import parse_text_question
+from rag_lab.retrieval.question import ParsedQuestion, parse_text_question
 
 POOL_MAX_DF = 5000
 FIRST_OF_SLOT, OTHER_OF_SLOT = 2, 1  # tiers: how many BM25 ceilings a key match is lifted by
@@ -68,11 +68,11 @@ def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:
     return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
 
 
-def key_tiers(question: str, index: Index, ids: Ids, scores: Scores) -> dict[int, int]:
+def key_tiers(slots: list[tuple[str, str]], index: Index, ids: Ids, scores: Scores) -> dict[int, int]:
     """unit id → tier for the units of the (subject, field) slots the question names."""
     tiers: dict[int, int] = {}
     reserved = index.reserved_fields
-    for subject, field_name in parse_text_question(question, index).slots:
+    for subject, field_name in slots:
         if field_name in reserved:
             continue  # never an answer, so never lifted
         key_ids = index.unit_ids_for_key(subject, field_name)
@@ -97,12 +97,23 @@ def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: b
 
 
 def rank(
-    question: str, index: Index, top_k: int = 5, *, named_keys_first: bool = True
+    question: str,
+    index: Index,
+    top_k: int = 5,
+    *,
+    named_keys_first: bool = True,
+    parsed: ParsedQuestion | None = None,
 ) -> tuple[list[Candidate], dict[str, Any]]:
-    """``retrieve`` plus what the trace shows of it: the lift and the units it lifted."""
+    """``retrieve`` plus what the trace shows of it: the lift and the units it lifted.
+
+    ``parsed``: the question already parsed against ``index`` (saves parsing it again).
+    """
     check_top_k(top_k)
     ids, scores, ceiling = bm25(question, index)
-    tiers = key_tiers(question, index, ids, scores) if named_keys_first else {}
+    tiers = {}
+    if named_keys_first:
+        slots = (parsed or parse_text_question(question, index)).slots
+        tiers = key_tiers(slots, index, ids, scores)
     if tiers:
         lifted = np.asarray(sorted(tiers), np.int64)
         merged = np.union1d(ids, lifted)

@@ -208,9 +208,8 @@ def test_a_name_said_twice_is_one_name(indexed_demo: Path, question: str) -> Non
 
 
 def test_a_request_parses_its_question_once(indexed_demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import rag_lab.retrieval.answer as answer_module
-    import rag_lab.retrieval.query as query_module
-    import rag_lab.retrieval.rank as rank_module
+    import importlib
+
     from rag_lab.retrieval.question import parse_text_question
 
     calls = []
@@ -219,8 +218,8 @@ def test_a_request_parses_its_question_once(indexed_demo: Path, monkeypatch: pyt
         calls.append(question)
         return parse_text_question(question, source)  # type: ignore[arg-type]
 
-    for module in (answer_module, query_module, rank_module):
-        monkeypatch.setattr(module, "parse_text_question", counting)
+    for name in ("answer", "query", "rank"):  # the modules, not the package's same-named functions
+        monkeypatch.setattr(importlib.import_module(f"rag_lab.retrieval.{name}"), "parse_text_question", counting)
     result = query_once("借阅台 和 打印室 的 开放时间", indexed_demo, ordering="by_slot")
     assert result["status"] == "answered"
     assert calls == ["借阅台 和 打印室 的 开放时间"]

@@ -18,18 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 from rag_lab.errors import ConfigError
+from rag_lab.limits import check_budget
 from rag_lab.records import Candidate, Unit
 from rag_lab.retrieval.package import render_package
 
 DEFAULT_BUDGET = 1200
 BUDGET_UNITS = ("codepoints", "tokens")
 TokenCounter = Callable[[str], int]
-
-
-def check_budget(budget: int) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ConfigError(f"budget must be a whole number ≥ 0, got {budget!r}")
-    return budget
 
 
 def identity(unit: Unit) -> tuple[str, tuple[int, ...]] | None:

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rag_lab.errors import QuestionError
+from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval.sources import EvidenceSource
 
-MAX_QUESTION_CHARS = 500
 CONJUNCTIONS = ("和", "与", "、", "以及")
 CLAUSE_MARKS = ("，", "。", "？", "！", "；", "：", ",", "?", "!", ";", ":", "\n")  # not "." (decimals) or "、"
 _MAX_CLUSTER = 12

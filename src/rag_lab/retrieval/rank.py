@@ -25,6 +25,7 @@ import numpy.typing as npt
 from rag_lab.errors import ConfigError
 from rag_lab.index.store import Index
 from rag_lab.index.terms import query_terms
+from rag_lab.limits import check_top_k
 from rag_lab.records import Candidate
 from rag_lab.retrieval.question import ParsedQuestion, parse_text_question
 
@@ -33,12 +34,6 @@ FIRST_OF_SLOT, OTHER_OF_SLOT = 2, 1  # tiers: how many BM25 ceilings a key match
 
 Ids = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float64]
-
-
-def check_top_k(top_k: int) -> int:
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ConfigError(f"top_k must be a whole number ≥ 1, got {top_k!r}")
-    return top_k
 
 
 def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:

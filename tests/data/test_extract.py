@@ -111,12 +111,12 @@ def test_extract_corpus_reports_bad_files_and_keeps_the_rest(tmp_path: Path) -> 
     records = {r.path: r for r in extract_corpus(tmp_path)}
     assert sorted(records) == ["documents/bad.md", "documents/dates.md", "documents/good.md", "images/empty.png"]
     assert records["documents/bad.md"].error == "invalid UTF-8 at byte offset 0 (invalid start byte); save the file as UTF-8"
-    assert records["documents/dates.md"].error == "line 2: 生效日期 '2020-13-01' is not an ISO date; write YYYY-MM-DD"
-    assert records["documents/dates.md"].units == []
+    assert records["documents/dates.md"].error is None  # an unreadable window never drops the file
+    assert [u["validity_unreadable"]["value"] for u in records["documents/dates.md"].units] == ["2020-13-01"]
     assert records["images/empty.png"].error is not None
     assert records["documents/good.md"].error is None
     assert [u["value"] for u in records["documents/good.md"].units] == ["一楼"]
-    assert [u["value"] for u in extract_documents(tmp_path)] == ["一楼"]
+    assert [u["value"] for u in extract_documents(tmp_path)] == ["2020-13-01", "一楼"]
 
 
 def test_symlink_escaping_root_is_an_error_file(tmp_path: Path) -> None:

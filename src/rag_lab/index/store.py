@@ -249,6 +249,28 @@ class Index:
             {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
         ]
 
+    def warned_lines_naming(self, names: Iterable[str]) -> list[tuple[str, int, str, str, str]]:
+        """(path, line, text, name, message) of every warned line whose would-be field name is one
+        of ``names``, in files the caller may see, by path and line (notes on refusals)."""
+        wanted = sorted(set(names))
+        found: list[tuple[str, int, str, str, str]] = []
+        for chunk in _chunks(wanted):
+            marks = ",".join("?" * len(chunk))
+            found.extend(
+                self._query(
+                    "SELECT l.path, l.line, l.text, l.name, w.message FROM warning_lines l "
+                    "JOIN file_warnings w ON w.path = l.path AND w.line = l.line "
+                    f"JOIN files f ON f.path = l.path WHERE l.name IN ({marks}) AND f.{{visible}}",
+                    chunk,
+                )
+            )
+        return sorted(set(found))
+
+    def subjects_of(self, path: str) -> set[str]:
+        """The subjects of the caller-visible units of one file."""
+        rows = self._query("SELECT DISTINCT subject FROM units WHERE source = ? AND {visible}", (path,))
+        return {r[0] for r in rows if r[0] is not None}
+
     # -- postings ------------------------------------------------------------------------
     def postings(
         self, terms: Sequence[int]

@@ -91,7 +91,7 @@ def _content(line: str) -> tuple[int, str]:
 def warned_name(line: str) -> str | None:
     """The field name a warned line was probably meant to have (text before its first colon).
 
-    Used to tell a user why a question about that field found nothing (docs/cli.md).
+    Used to tell a user why a question about that field found nothing (rag_lab.retrieval.notes).
     """
     head = re.split("[:：]", _content(line)[1], maxsplit=1)[0].strip()
     return head if 0 < len(head) <= 32 and head != _content(line)[1].strip() else None

@@ -88,13 +88,19 @@ def _content(line: str) -> tuple[int, str]:
         rest = trimmed
 
 
-def warned_name(line: str) -> str | None:
-    """The field name a warned line was probably meant to have (text before its first colon).
+def warned_name(line: str) -> tuple[str, bool] | None:
+    """The name a warned line is about: ``(field name it was probably meant to have, False)``,
+    or for a broken ``主题`` line ``(the subject it meant to name, True)``; None if neither.
 
-    Used to tell a user why a question about that field found nothing (rag_lab.retrieval.notes).
+    Used to tell a user why a question about that name found nothing (rag_lab.retrieval.notes).
     """
-    head = re.split("[:：]", _content(line)[1], maxsplit=1)[0].strip()
-    return head if 0 < len(head) <= 32 and head != _content(line)[1].strip() else None
+    parts = re.split("[:：]", _content(line)[1], maxsplit=1)
+    if len(parts) < 2:
+        return None
+    head, rest = parts[0].strip(), parts[1].strip()
+    if head == SUBJECT_FIELD:
+        return (rest, True) if 0 < len(rest) <= 64 else None
+    return (head, False) if 0 < len(head) <= 32 else None
 
 
 def split_field_line(stripped: str) -> tuple[str, str] | None | str:

@@ -207,7 +207,7 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
         for batch in batches:  # in sorted path order
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch.files)
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
-            db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?)", batch.warning_lines)
+            db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
             summary.files += len(batch.files)
             summary.errors.extend(batch.errors)
             summary.warnings += len(batch.warnings)
@@ -258,7 +258,7 @@ class Batch:
     files: list[tuple[Any, ...]] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
-    warning_lines: list[tuple[str, int, str, str | None]] = field(default_factory=list)  # path, line, text, name
+    warning_lines: list[tuple[str, int, str, str, bool]] = field(default_factory=list)  # see schema.py
     units: list[tuple[Any, ...]] = field(default_factory=list)
     images: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
     names: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -295,7 +295,10 @@ def extract_batch(
         if rec.error is not None:
             batch.errors.append({"path": rec.path, "error": rec.error})
         batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
-        batch.warning_lines.extend((rec.path, n, t, warned_name(t)) for n, t in sorted(rec.warning_lines.items()))
+        for number, text in sorted(rec.warning_lines.items()):
+            about = warned_name(text)
+            if about is not None:
+                batch.warning_lines.append((rec.path, number, text, *about))
         for unit in rec.units:
             acl = unit.get("acl", PUBLIC)
             if unit["modality"] == "image":

@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from rag_lab.index import Index
-from rag_lab.records import SUBJECT_FIELD
 from rag_lab.retrieval.question import ParsedQuestion
 
 MAX_NOTES = 5
-MAX_NAME_CHARS = 32  # as rag_lab.data.documents.warned_name
+MAX_NAME_CHARS = 64  # as rag_lab.data.documents.warned_name
 
 
 def _substrings(text: str) -> set[str]:
@@ -26,24 +25,14 @@ def _substrings(text: str) -> set[str]:
 
 def warned_line_notes(question: str, parsed: ParsedQuestion, index: Index) -> list[dict[str, Any]]:
     """Up to MAX_NOTES notes (path, line, text, warning, note) for a question that was not answered."""
-    notes: list[dict[str, Any]] = []
-    subjects = set(parsed.subjects)
-    for path, line, text, name, message in index.warned_lines_naming(_substrings(question) | {SUBJECT_FIELD}):
-        if name == SUBJECT_FIELD:
-            value = text[len(name) :].lstrip(" \t:：")
-            relevant = bool(value) and value in question
-        else:
-            relevant = bool(subjects & index.subjects_of(path))
-        if relevant:
-            notes.append(
-                {
-                    "path": path,
-                    "line": line,
-                    "text": text,
-                    "warning": message,
-                    "note": f"{path}:{line} `{text}` was not read as a field: {message}",
-                }
-            )
-        if len(notes) == MAX_NOTES:
-            break
-    return notes
+    found = index.warned_lines_naming(_substrings(question), parsed.subjects, MAX_NOTES)
+    return [
+        {
+            "path": path,
+            "line": line,
+            "text": text,
+            "warning": message,
+            "note": f"{path}:{line} `{text}` was not read as a field: {message}",
+        }
+        for path, line, text, message in found[:MAX_NOTES]
+    ]

@@ -180,10 +180,15 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from rag_lab.data.corpus import check_corpus_root
+    from rag_lab.index import default_index_path
     from rag_lab.render import render_result, render_trace
 
     root = Path(args.root)
-    result = _ask(args, _question(args), root)
+    question = _question(args)
+    if args.index is None and not default_index_path(root).exists():
+        check_corpus_root(root)  # ROOT/documents given? say so before "no index"
+    result = _ask(args, question, root)
     result["message"] = _name_root(result["message"], args.root)
     for slot in result.get("slots", []):
         slot["message"] = _name_root(slot["message"], args.root)

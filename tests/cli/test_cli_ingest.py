@@ -108,6 +108,16 @@ def test_a_root_without_documents_or_images_is_an_error_suggesting_the_parent(
     assert not (root / "documents" / ".rag_lab").exists()  # nothing was created
 
 
+def test_asking_in_the_documents_folder_suggests_the_parent(
+    make_corpus: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_corpus({"documents/a.md": GOOD})
+    run(capsys, "index", str(root))
+    code, out, err = run(capsys, "ask", str(root / "documents"), "借阅台 开放时间")
+    assert (code, out) == (1, "")
+    assert f"did you mean its parent {str(root)!r}, which holds documents/?" in err
+
+
 def test_an_unrelated_folder_is_an_error_without_a_suggestion(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,6 +51,7 @@ PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forki
 MAX_WORKERS = 2
 POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+TERMS_SLICE = 20_000  # unit texts turned into term codes at a time
 WARNINGS_KEPT = 1000  # warnings listed in a build summary (all are counted, and all stored in the index)
 _STAGED_COLUMNS = (
     "evidence_id source sha256 span_start span_end line text subject field value modality valid_from valid_to "
@@ -299,7 +300,9 @@ def extract_batch(
             about = warned_name(text)
             if about is not None:
                 batch.warning_lines.append((rec.path, number, text, *about))
-        for unit in rec.units:
+        pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+        while pending:
+            unit = pending.pop()
             acl = unit.get("acl", PUBLIC)
             if unit["modality"] == "image":
                 batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
@@ -309,8 +312,16 @@ def extract_batch(
                 if unit[kind] is not None:
                     key = (unit[kind], kind, acl)
                     names[key] = names.get(key, 0) + 1
-    batch.codes, batch.terms = unit_terms(texts)
+    batch.codes, batch.terms = _terms_in_slices(texts)
     return batch
+
+
+def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``unit_terms(texts)``, TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
+    if len(texts) <= TERMS_SLICE:
+        return unit_terms(texts)
+    parts = [unit_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
+    return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 
 def _unit_row(unit: Unit, acl: str) -> tuple[Any, ...]:

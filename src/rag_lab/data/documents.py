@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from rag_lab.data.access import ACCESS_FIELD
 from rag_lab.data.dates import parse_date
@@ -188,11 +189,11 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             )
         )
     if dated:
-        _apply_validity(source, parsed, headless_dates)
+        _apply_validity(parsed, headless_dates)
     return parsed
 
 
-def _apply_validity(source: str, parsed: ParsedDocument, dates: list[Unit]) -> None:
+def _apply_validity(parsed: ParsedDocument, dates: list[Unit]) -> None:
     """Copy the document's 生效日期/失效日期 onto every unit of the document (as ISO dates).
 
     Dates are read by :func:`rag_lab.data.dates.parse_date`. A window that cannot be read
@@ -201,7 +202,7 @@ def _apply_validity(source: str, parsed: ParsedDocument, dates: list[Unit]) -> N
     ``validity_unreadable`` (line, field, value, problem) and the line is a warning.
     """
     window: dict[str, str] = {}
-    problem: dict[str, object] | None = None
+    problem: dict[str, Any] | None = None
     for unit in sorted(dates + parsed.units, key=lambda u: u["line"]):
         key = DATE_FIELDS.get(unit["field"])
         if key is None:
@@ -229,7 +230,7 @@ def _apply_validity(source: str, parsed: ParsedDocument, dates: list[Unit]) -> N
     if problem is not None:
         parsed.warnings.append(
             (
-                int(str(problem["line"])),
+                problem["line"],
                 f"validity window unreadable: {problem['field']} {problem['value']!r}: {problem['problem']}; "
                 "questions about this document are refused (validity_unreadable) until it is fixed",
             )

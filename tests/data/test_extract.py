@@ -130,3 +130,13 @@ def test_symlink_escaping_root_is_an_error_file(tmp_path: Path) -> None:
         ("documents/link.md", "symlink points outside ROOT or to no file; not indexed")
     ]
     assert extract_documents(root) == []
+
+
+def test_warned_lines_are_found_as_iter_lines_numbers_them() -> None:
+    from rag_lab.data import _lines_of
+    from rag_lab.data.documents import _content, iter_lines
+
+    text = "\ufeff地点:一\r\n\n  主题:乙  \n\n最后:行"
+    every = {n: _content(line)[1] for n, _, line in iter_lines(text)}
+    assert _lines_of(text, {1, 3, 5, 0, 9}) == {1: every[1], 3: every[3], 5: every[5]}
+    assert _lines_of(text, {1, 3, 5}) == {1: "地点:一", 3: "主题:乙", 5: "最后:行"}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rag_lab.data.access import NOBODY, PUBLIC, AccessRules
 from rag_lab.data.corpus import CorpusFile, Fingerprint, check_root, sha256_hex, walk
-from rag_lab.data.documents import _content, evidence_id, iter_lines, parse_document
+from rag_lab.data.documents import BOM, _content, evidence_id, parse_document
 from rag_lab.errors import SourceFileError
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.records import Modality, Unit
@@ -111,12 +111,8 @@ def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> F
         if item.kind == "document":
             parsed = parse_document(item.path, data, record.sha256)
             record.units, record.warnings, record.access = parsed.units, parsed.warnings, parsed.access
-            if parsed.warnings:
-                wanted = {line for line, _ in parsed.warnings}
-                text = data.decode("utf-8")  # parse_document decoded it: this cannot fail
-                record.warning_lines = {
-                    n: _content(line)[1][:WARNED_LINE_CHARS] for n, _, line in iter_lines(text) if n in wanted
-                }
+            if parsed.warnings:  # parse_document decoded the bytes: this decode cannot fail
+                record.warning_lines = _lines_of(data.decode("utf-8"), {line for line, _ in parsed.warnings})
         else:
             from rag_lab.data.images import ImageMeasureError, measure_png
 
@@ -127,6 +123,22 @@ def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> F
     except SourceFileError as exc:
         record.error = exc.detail
     return record
+
+
+def _lines_of(text: str, wanted: set[int]) -> dict[int, str]:
+    """The stripped text of the ``wanted`` line numbers (``documents.iter_lines`` numbering),
+    found by scanning for line ends: no list of every line of a large file is built."""
+    found: dict[int, str] = {}
+    start, number = (1 if text.startswith(BOM) else 0), 1
+    for target in sorted(n for n in wanted if n >= 1):
+        while number < target:
+            end = text.find("\n", start)
+            if end < 0:
+                return found
+            start, number = end + 1, number + 1
+        end = text.find("\n", start)
+        found[target] = _content(text[start : end if end >= 0 else len(text)])[1][:WARNED_LINE_CHARS]
+    return found
 
 
 def iter_records(

@@ -19,6 +19,7 @@ from typing import Any
 
 from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, RagLabError
+from rag_lab.evaluation.bars import BARS, BarOutcome, check_bars, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
 
@@ -161,18 +162,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.root is None or args.questions is None:
             raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
         report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
+    report["bars"] = check_bars(report, {bar.option: getattr(args, bar.dest) for bar in BARS})
     if args.json:
         _emit_json(report)
     else:
         print(render_report(report))
-    below = []
-    if args.min_coverage is not None and report["answerable_coverage"] < args.min_coverage:
-        below.append(f"answerable_coverage {report['answerable_coverage']} < {args.min_coverage}")
-    if args.max_unsupported is not None and report["unsupported_answers"]["count"] > args.max_unsupported:
-        below.append(f"unsupported_answers {report['unsupported_answers']['count']} > {args.max_unsupported}")
-    for line in below:
-        print(f"below the bar: {line}", file=sys.stderr)
-    return EXIT_BELOW_BAR if below else EXIT_OK
+    for checked in report["bars"]:
+        if checked["outcome"] != BarOutcome.MET:
+            print(describe(checked), file=sys.stderr)
+    return EXIT_BELOW_BAR if any(c["outcome"] == BarOutcome.MISSED for c in report["bars"]) else EXIT_OK
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -285,8 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="the shipped question set on a fresh demo corpus")
     p.add_argument("--index")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--min-coverage", type=float, help="exit 4 when answerable coverage is below this")
-    p.add_argument("--max-unsupported", type=int, help="exit 4 when more unsupported answers than this")
+    for bar in BARS:  # a bar on a metric with nothing to count is reported as not applicable
+        p.add_argument(bar.option, type=bar.parse, help=bar.help)
     _principal_options(p)
     p.set_defaults(func=cmd_eval)
 

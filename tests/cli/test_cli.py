@@ -106,7 +106,7 @@ def test_eval_thresholds_exit_4(tmp_path: Path, root: Path, capsys: pytest.Captu
         encoding="utf-8",
     )
     code, out, err = run(capsys, "eval", str(root), str(questions), "--min-coverage", "0.5")
-    assert code == 4 and "below the bar: answerable_coverage 0.0 < 0.5" in err
+    assert code == 4 and "below the bar: --min-coverage 0.5 (answerable_coverage 0.0)" in err
     assert "expected \\ actual" in out
     code, _, _ = run(capsys, "eval", str(root), str(questions), "--max-unsupported", "0")
     assert code == 0

@@ -214,6 +214,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        run = importlib.import_module("rag_lab.integrations.mcp_server").run
+    except ImportError as exc:
+        raise ConfigError(
+            f"the MCP server needs the mcp extra ({exc.name} is missing): pip install 'rag-lab[mcp]'"
+        ) from None
+    run(
+        args.root,
+        index_path=args.index,
+        owner=args.owner,
+        principal=_principal(args),
+        trust_principals=args.trust_principals,
+    )
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rag-lab",
@@ -311,6 +328,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve the corpus to an MCP client (an agent) over stdio",
+        formatter_class=fmt,
+        description="Model Context Protocol server over stdio with the tools ask, open_citation and "
+        "index_status (needs the mcp extra). Callers are anonymous (public files only) unless told "
+        "otherwise.\n\nExample:\n  rag-lab mcp ./corpus --owner",
+    )
+    p.add_argument("root")
+    p.add_argument("--index", help="index file (default ROOT/.rag_lab/index.sqlite)")
+    p.add_argument("--owner", action="store_true", help="answer as the corpus owner (sees every file)")
+    p.add_argument(
+        "--trust-principals",
+        action="store_true",
+        help="accept a principal named in tool calls (only when the client authenticates its users)",
+    )
+    _principal_options(p)
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

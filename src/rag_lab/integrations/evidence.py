@@ -15,8 +15,9 @@ A unit the principal may not see is answered exactly like an id that does not ex
 
 from __future__ import annotations
 
+import hashlib
 import os
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from rag_lab.data.corpus import check_root
 from rag_lab.data.documents import iter_lines
 from rag_lab.errors import RagLabError, SourceFileError
 from rag_lab.index import Index, check_freshness, default_index_path
-from rag_lab.records import Modality, Result, Status, Unit
+from rag_lab.records import Modality, Reason, Result, Status, Unit
+from rag_lab.retrieval.pack import DEFAULT_BUDGET
 from rag_lab.retrieval.verify import SourceReader, verify_unit
 
 #: Lines shown on each side of the cited line by :func:`open_citation` (default).
@@ -242,3 +244,84 @@ def index_status(
     if out["stale"]:
         out["message"] = "the corpus changed since the index was built; rebuild it with `rag-lab index ROOT`"
     return out
+
+
+#: What a retriever does when rag_lab does not answer: return a refusal note (and any
+#: cited sides), or raise :class:`RefusedError`.
+ON_REFUSAL = ("note", "raise")
+
+
+def retrieve_verified(
+    question: str,
+    root: str | os.PathLike[str],
+    *,
+    index_path: str | os.PathLike[str] | None = None,
+    top_k: int = 5,
+    budget: int = DEFAULT_BUDGET,
+    as_of: date | None = None,
+    principal: Principal | None = None,
+    on_refusal: str = "note",
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(id, text, metadata)`` for a retriever to wrap in its framework's node type.
+
+    Answered: one item per citation, ``text`` the quoted original line, ``metadata`` the
+    re-verified record (source, line, span, sha256, evidence_id, support_type, …) plus
+    ``question``, ``status``, ``reason`` and ``answer``. Not answered: with
+    ``on_refusal="note"`` a first item whose ``text`` is :func:`explain` of the result and
+    whose metadata has ``is_refusal: True`` (then the cited sides of a conflict, or the
+    answered slots of a partial answer); with ``"raise"`` :class:`RefusedError`.
+    Evidence whose file changed since answering (``verified: False``) is never returned:
+    the request is refused as ``source_verification_failed`` instead.
+    """
+    if on_refusal not in ON_REFUSAL:
+        from rag_lab.errors import ConfigError
+
+        raise ConfigError(f"on_refusal must be one of {', '.join(ON_REFUSAL)}, got {on_refusal!r}")
+    from rag_lab.retrieval import query_once
+
+    result = query_once(
+        question, root, index_path=index_path, top_k=top_k, budget=budget, as_of=as_of, principal=principal
+    )
+    records = verified_evidence(result, root, index_path=index_path, principal=principal)
+    failed = next((r for r in records if not r["verified"]), None)
+    if failed is not None:
+        result = _changed_meanwhile(result, failed)
+        records = []
+    if result["status"] != Status.ANSWERED and on_refusal == "raise":
+        raise RefusedError(result)
+    common = {
+        "question": result["question"],
+        "status": str(result["status"]),
+        "reason": None if result.get("reason") is None else str(result["reason"]),
+        "answer": result.get("answer"),
+    }
+    items: list[tuple[str, str, dict[str, Any]]] = []
+    if result["status"] != Status.ANSWERED:
+        note = {
+            **common,
+            "is_refusal": True,
+            "message": result.get("message"),
+            "explanation": explain(result),
+        }
+        if result.get("clarification"):
+            note["clarification"] = result["clarification"]
+        key = f"{result['question']}\0{common['status']}\0{common['reason']}".encode()
+        items.append((f"rag_lab-refusal-{hashlib.sha256(key).hexdigest()[:16]}", explain(result), note))
+    for record in records:
+        items.append((record["evidence_id"], str(record["quote"]), {**record, **common, "is_refusal": False}))
+    return items
+
+
+def _changed_meanwhile(result: Result, failed: dict[str, Any]) -> Result:
+    """The result refused because a cited file changed between answering and quoting."""
+    check = failed["verification"]
+    return {
+        **result,
+        "status": str(Status.REFUSED),
+        "reason": str(Reason.SOURCE_VERIFICATION_FAILED),
+        "answer": None,
+        "citations": [],
+        "message": f"{failed['source']} changed while it was being cited ({check.get('failed_check')} check: "
+        f"{check.get('detail')}); rebuild the index with `rag-lab index ROOT` and ask again.",
+        "verification_failure": check,
+    }

@@ -138,17 +138,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
     from rag_lab.render import render_result
 
+    # With --json, stdout holds only the JSON document; the progress lines go to stderr.
+    notes = sys.stderr if args.json else sys.stdout
     with tempfile.TemporaryDirectory(prefix="rag-lab-demo-") as tmp:
         root = Path(tmp) / "corpus"
         shutil.copytree(corpus_path(), root)
-        print(f"copied the demo corpus to {root}")
+        print(f"copied the demo corpus to {root}", file=notes)
         summary = build_index(root).as_dict()
-        print(f"indexed {summary['files']} files, {summary['units']} units, {len(summary['errors'])} errors")
+        print(f"indexed {summary['files']} files, {summary['units']} units, {len(summary['errors'])} errors", file=notes)
         args.root, args.index, args.as_of = str(root), None, None
+        results = []
         for question in DEMO_QUESTIONS:
             result = _ask(args, question, root)
-            print(f"\n? {question}")
-            print(render_result(result, root))
+            results.append(result)
+            if not args.json:
+                print(f"\n? {question}")
+                print(render_result(result, root))
+    if args.json:
+        _emit_json({"index": summary, "results": results})
     return EXIT_OK
 
 
@@ -285,9 +292,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="index the bundled demo corpus and ask the seed questions",
         formatter_class=fmt,
         description="Copy the demo corpus to a temporary folder, index it, ask the seed questions."
-        "\n\nExample:\n  rag-lab demo",
+        "\n\nExamples:\n  rag-lab demo\n  rag-lab demo --json",
     )
     _ask_options(p, with_as_of=False)
+    p.add_argument(
+        "--json", action="store_true", help='print {"index": the build summary, "results": [one result per question]}'
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(

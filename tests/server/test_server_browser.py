@@ -343,3 +343,22 @@ def test_asking_as_a_member_opens_its_restricted_citation(page: Any) -> None:
     page.click("#result .sentence .cite")
     page.wait_for_selector("#viewer mark")
     assert page.text_content("#viewer mark") == "开放时间：七点到二十二点"
+
+
+def test_only_the_first_30_cards_are_reverified_at_once(page: Any, server: str) -> None:
+    result = crafted(server)
+    real = result["citations"][0]
+    result["citations"] = [real] + [{**real, "evidence_id": f"ev_fake_{i:02d}"} for i in range(1, 31)]
+    serve_result(page, result)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    ask(page, "注入台 公告")
+    cards = page.locator("#result .card")
+    assert cards.count() == 31
+    page.wait_for_selector("#result .card:nth-child(30) .verified.failed")
+    assert "unknown_evidence" in cards.nth(29).locator(".verified").text_content()
+    assert cards.nth(30).locator(".verified").text_content() == "打开时重新核验"
+    assert not any(url.endswith("/api/evidence/ev_fake_30") for url in requested)
+    cards.nth(30).locator(".open").click()
+    page.wait_for_selector("#viewer .error")
+    assert any(url.endswith("/api/evidence/ev_fake_30") for url in requested)

@@ -44,8 +44,9 @@ from rag_lab.retrieval.pack import DEFAULT_BUDGET
 
 #: Who asks when nothing else is said (as ``rag-lab serve``).
 ANONYMOUS = "anonymous"
-#: The most candidates a tool call may ask for.
+#: The most candidates and the largest context budget (code points) a tool call may ask for.
 MAX_TOP_K = 100
+MAX_BUDGET = 100_000
 
 INSTRUCTIONS = (
     "rag_lab answers questions from one folder of source files and never says more than its sources "
@@ -169,7 +170,7 @@ def create_server(
     def ask(
         question: Annotated[str, Field(description="the user's question, e.g. 借阅台 开放时间")],
         top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="candidates to retrieve")] = 5,
-        budget: Annotated[int, Field(ge=0, description="context budget in code points")] = DEFAULT_BUDGET,
+        budget: Annotated[int, Field(ge=0, le=MAX_BUDGET, description="context budget in code points")] = DEFAULT_BUDGET,
         as_of: Annotated[str | None, Field(description="date for validity windows, YYYY-MM-DD")] = None,
         include_trace: Annotated[bool, Field(description="add the request's trace (large)")] = False,
         as_name: PrincipalName = None,

@@ -59,6 +59,7 @@ const WORDS = {
     sources: "来源（{checked} 个已与原始字节核对）",
     line: "第 {line} 行",
     checking: "正在重新核验…",
+    verify_on_open: "打开时重新核验",
     verified_now: "✓ 刚刚重新核验（{time}）",
     verify_failed: "✗ 重新核验失败：{check}（{time}）",
     checks: "检查项：{checks}",
@@ -126,6 +127,7 @@ const WORDS = {
     sources: "Sources ({checked} checked against the original bytes)",
     line: "line {line}",
     checking: "re-verifying…",
+    verify_on_open: "re-verified when opened",
     verified_now: "✓ re-verified just now ({time})",
     verify_failed: "✗ failed re-verification: {check} ({time})",
     checks: "checks: {checks}",
@@ -150,6 +152,8 @@ const WORDS = {
 };
 
 let lang = "zh";
+// Cards re-verified as soon as they are shown (each is one request); later ones on opening.
+const CARDS_VERIFIED = 30;
 let current = null; // { result, numbers: Map(evidence_id → number), views: Map(evidence_id → Promise) }
 let asking = 0; // request counter: a late answer to an older question is dropped
 
@@ -511,6 +515,10 @@ function sourceCard(cite, number) {
   open.type = "button";
   open.addEventListener("click", () => openCitation(cite, number));
   card.append(open);
+  if (number > CARDS_VERIFIED) {
+    status.textContent = t("verify_on_open");
+    return card;
+  }
   evidenceView(cite.evidence_id).then(
     (view) => {
       card.querySelector(".card-title").textContent = documentTitle(view);

@@ -234,6 +234,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         owner=args.owner,
         principal=_principal(args),
         trust_principals=args.trust_principals,
+        http_port=args.http,
     )
     return EXIT_OK
 
@@ -354,6 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-principals",
         action="store_true",
         help="accept a principal named in tool calls (only when the client authenticates its users)",
+    )
+    p.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (loopback only)",
     )
     _principal_options(p)
     p.set_defaults(func=cmd_mcp)

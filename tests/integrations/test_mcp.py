@@ -154,3 +154,48 @@ def test_owner_with_a_principal_is_a_usage_error(corpus: Path, capsys: pytest.Ca
     assert main(["mcp", str(corpus), "--owner", "--as", "bob"]) == 2
     assert "either --owner or --as NAME" in capsys.readouterr().err
     assert main(["mcp", str(corpus / "nowhere")]) == 1
+
+
+def test_streamable_http_on_loopback_checks_host_and_origin(corpus: Path) -> None:
+    import socket
+    import subprocess
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rag_lab.cli", "mcp", str(corpus), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the HTTP transport did not start")
+
+        async def body() -> None:
+            async with Client(url, read_timeout_seconds=60) as client:
+                _, answered = await call(client, "ask", question="借阅台 开放时间")
+                assert answered["answer"] == "周二至周五十四点到十七点。"
+
+        asyncio.run(body())
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"Accept": "application/json, text/event-stream"}
+        rebound = httpx.post(url, json=ping, headers={**headers, "Host": f"evil.example:{port}"}, timeout=10)
+        assert rebound.status_code == 421
+        cross_site = httpx.post(url, json=ping, headers={**headers, "Origin": "http://evil.example"}, timeout=10)
+        assert cross_site.status_code == 403
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert main(["mcp", str(corpus), "--http", "70000"]) == 2

@@ -1,6 +1,8 @@
 """``rag-lab mcp ROOT``: the corpus as Model Context Protocol tools (needs the ``mcp`` extra).
 
-Built on the official Python SDK (``mcp.server.mcpserver.MCPServer``), stdio by default.
+Built on the official Python SDK (``mcp.server.mcpserver.MCPServer``), stdio by default;
+streamable HTTP on 127.0.0.1 only, with Host and Origin checked against that address and
+port (DNS rebinding), when asked for with ``http_port``.
 Three tools, each a thin call into the library (:mod:`rag_lab.integrations.evidence`):
 
 * ``ask`` — ``query_once``: status, reason, answer, the answer text, every citation with
@@ -228,6 +230,21 @@ def create_server(
     return server
 
 
+#: The only address the streamable HTTP transport listens on.
+LOOPBACK = "127.0.0.1"
+
+
+def http_security(port: int) -> Any:
+    """Host and Origin checks for the HTTP transport: this loopback address and port only."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{LOOPBACK}:{port}", f"localhost:{port}"],
+        allowed_origins=[f"http://{LOOPBACK}:{port}", f"http://localhost:{port}"],
+    )
+
+
 def run(
     root: str | os.PathLike[str],
     *,
@@ -235,9 +252,16 @@ def run(
     owner: bool = False,
     principal: Principal | None = None,
     trust_principals: bool = False,
+    http_port: int | None = None,
 ) -> None:
-    """Serve the tools over stdio until the client closes the pipe (``rag-lab mcp ROOT``)."""
+    """Serve the tools until the client closes the pipe (``rag-lab mcp ROOT``), or with
+    ``http_port`` over streamable HTTP at ``http://127.0.0.1:PORT/mcp`` until interrupted."""
+    if http_port is not None and not 1 <= http_port <= 65535:
+        raise ConfigError(f"--http takes a port 1..65535, got {http_port}")
     server = create_server(
         root, index_path=index_path, owner=owner, principal=principal, trust_principals=trust_principals
     )
-    server.run("stdio")
+    if http_port is None:
+        server.run("stdio")
+        return
+    server.run("streamable-http", host=LOOPBACK, port=http_port, transport_security=http_security(http_port))

@@ -80,3 +80,20 @@ def test_explain_says_what_to_add_and_refused_error_carries_the_result(corpus: P
         "subject_without_field",
         result,
     )
+
+
+def test_quoted_turns_a_change_after_answering_into_a_refusal(corpus: Path) -> None:
+    from rag_lab.integrations.evidence import quoted
+
+    result = query_once("借阅台 开放时间", corpus)
+    assert quoted(result, corpus)[0] is result
+    path = corpus / "documents" / "library.md"
+    path.write_bytes(path.read_bytes() + b"\n")
+    changed, records = quoted(result, corpus)
+    assert (changed["status"], changed["reason"], changed["answer"], records) == (
+        "refused",
+        "source_verification_failed",
+        None,
+        [],
+    )
+    assert changed["verification_failure"]["failed_check"] == "sha256"

@@ -193,7 +193,9 @@ def test_streamable_http_on_loopback_checks_host_and_origin(corpus: Path) -> Non
         headers = {"Accept": "application/json, text/event-stream"}
         rebound = httpx.post(url, json=ping, headers={**headers, "Host": f"evil.example:{port}"}, timeout=10)
         assert rebound.status_code == 421
-        cross_site = httpx.post(url, json=ping, headers={**headers, "Origin": "http://evil.example"}, timeout=10)
+        cross_site = httpx.post(
+            url, json=ping, headers={**headers, "Origin": "http://evil.example"}, timeout=10
+        )
         assert cross_site.status_code == 403
     finally:
         process.terminate()

@@ -282,11 +282,7 @@ def retrieve_verified(
     result = query_once(
         question, root, index_path=index_path, top_k=top_k, budget=budget, as_of=as_of, principal=principal
     )
-    records = verified_evidence(result, root, index_path=index_path, principal=principal)
-    failed = next((r for r in records if not r["verified"]), None)
-    if failed is not None:
-        result = _changed_meanwhile(result, failed)
-        records = []
+    result, records = quoted(result, root, index_path=index_path, principal=principal)
     if result["status"] != Status.ANSWERED and on_refusal == "raise":
         raise RefusedError(result)
     common = {
@@ -310,6 +306,22 @@ def retrieve_verified(
     for record in records:
         items.append((record["evidence_id"], str(record["quote"]), {**record, **common, "is_refusal": False}))
     return items
+
+
+def quoted(
+    result: Result,
+    root: str | os.PathLike[str],
+    *,
+    index_path: str | os.PathLike[str] | None = None,
+    principal: Principal | None = None,
+) -> tuple[Result, list[dict[str, Any]]]:
+    """``(result, verified_evidence(result))``; if a cited file changed since answering,
+    the result becomes a ``source_verification_failed`` refusal with no evidence."""
+    records = verified_evidence(result, root, index_path=index_path, principal=principal)
+    failed = next((r for r in records if not r["verified"]), None)
+    if failed is None:
+        return result, records
+    return _changed_meanwhile(result, failed), []
 
 
 def _changed_meanwhile(result: Result, failed: dict[str, Any]) -> Result:

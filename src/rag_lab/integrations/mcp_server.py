@@ -38,7 +38,7 @@ from rag_lab.integrations.evidence import (
     explain,
     index_status,
     open_citation,
-    verified_evidence,
+    quoted,
 )
 from rag_lab.records import Result, Status
 from rag_lab.retrieval import query_once
@@ -172,7 +172,9 @@ def create_server(
     def ask(
         question: Annotated[str, Field(description="the user's question, e.g. 借阅台 开放时间")],
         top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="candidates to retrieve")] = 5,
-        budget: Annotated[int, Field(ge=0, le=MAX_BUDGET, description="context budget in code points")] = DEFAULT_BUDGET,
+        budget: Annotated[
+            int, Field(ge=0, le=MAX_BUDGET, description="context budget in code points")
+        ] = DEFAULT_BUDGET,
         as_of: Annotated[str | None, Field(description="date for validity windows, YYYY-MM-DD")] = None,
         include_trace: Annotated[bool, Field(description="add the request's trace (large)")] = False,
         as_name: PrincipalName = None,
@@ -189,7 +191,7 @@ def create_server(
                 as_of=_as_of(as_of),
                 principal=who,
             )
-            evidence = verified_evidence(result, base, index_path=index_path, principal=who)
+            result, evidence = quoted(result, base, index_path=index_path, principal=who)
             return tool_result(result, evidence, include_trace)
 
         out: dict[str, Any] = guarded(run)

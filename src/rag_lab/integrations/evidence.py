@@ -24,10 +24,11 @@ from typing import Any
 from rag_lab.data.access import Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.data.documents import iter_lines
-from rag_lab.errors import RagLabError, SourceFileError
+from rag_lab.errors import ConfigError, RagLabError, SourceFileError
 from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.records import Modality, Reason, Result, Status, Unit
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
+from rag_lab.retrieval.query import query_once
 from rag_lab.retrieval.verify import SourceReader, verify_unit
 
 #: Lines shown on each side of the cited line by :func:`open_citation` (default).
@@ -200,8 +201,6 @@ def open_citation(
     check, and no quote or context from bytes that no longer match.
     """
     if not isinstance(context_lines, int) or not 0 <= context_lines <= MAX_CONTEXT_LINES:
-        from rag_lab.errors import ConfigError
-
         raise ConfigError(
             f"context_lines must be a whole number 0..{MAX_CONTEXT_LINES}, got {context_lines!r}"
         )
@@ -274,11 +273,7 @@ def retrieve_verified(
     the request is refused as ``source_verification_failed`` instead.
     """
     if on_refusal not in ON_REFUSAL:
-        from rag_lab.errors import ConfigError
-
         raise ConfigError(f"on_refusal must be one of {', '.join(ON_REFUSAL)}, got {on_refusal!r}")
-    from rag_lab.retrieval import query_once
-
     result = query_once(
         question, root, index_path=index_path, top_k=top_k, budget=budget, as_of=as_of, principal=principal
     )

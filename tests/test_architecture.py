@@ -11,7 +11,7 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
+LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
@@ -22,6 +22,7 @@ ALLOWED = {
     "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
+    "integrations": {"errors", "records", "data", "index", "retrieval"},
     "cli": set(LAYERS) - {"server"},
     "server": set(LAYERS) - {"cli"},
 }
@@ -67,7 +68,7 @@ def test_every_cli_command_is_in_the_readme_or_docs() -> None:
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert set(commands) == {"index", "ask", "demo", "eval", "replay", "serve"}
+    assert set(commands) == {"index", "ask", "demo", "eval", "replay", "serve", "mcp"}
     for command in commands:
         assert f"rag-lab {command}" in text, command
         assert "Example" in commands[command].description, command

@@ -26,6 +26,11 @@ ALLOWED = {
     "cli": set(LAYERS) - {"server"},
     "server": set(LAYERS) - {"cli"},
 }
+# The request caps and the optional embedding model sit beside errors: any stage may use them.
+LAYERS += ["limits", "neural"]
+for _stage_name in ALLOWED:
+    ALLOWED[_stage_name] |= {"limits", "neural"} - {_stage_name} if _stage_name not in {"errors", "records"} else set()
+ALLOWED["limits"] = ALLOWED["neural"] = {"errors"}
 
 
 def test_public_api_is_pinned() -> None:

@@ -35,8 +35,11 @@ class Blocker:
 
 sys.meta_path.insert(0, Blocker())
 import rag_lab
+# Modules that exist to bind an extra (the server, the framework adapters) need it to import.
+OPTIONAL = ("rag_lab.server", "rag_lab.integrations.langchain", "rag_lab.integrations.llamaindex",
+            "rag_lab.integrations.mcp_server")
 core = [m.name for m in pkgutil.walk_packages(rag_lab.__path__, "rag_lab.")
-        if not m.name.startswith("rag_lab.server")]
+        if not m.name.startswith(OPTIONAL)]
 for name in core:
     importlib.import_module(name)
 print("imported", len(core))

@@ -11,15 +11,19 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
+LAYERS = ["errors", "records", "limits", "neural", "data", "index", "answering", "retrieval", "evaluation", "render", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
     "records": {"errors"},
-    "data": {"errors", "records"},
-    "index": {"errors", "records", "data"},
-    "retrieval": {"errors", "records", "data", "index"},
-    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
+    "limits": {"errors"},
+    "neural": {"errors"},
+    "data": {"errors", "records", "limits"},
+    "index": {"errors", "records", "data", "limits", "neural"},
+    # answering: the per-kind decisions that retrieval/answer.py dispatches to (no I/O of its own)
+    "answering": {"errors", "records", "data", "index", "limits", "neural"},
+    "retrieval": {"errors", "records", "data", "index", "answering", "limits", "neural"},
+    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo", "limits"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
     "cli": set(LAYERS) - {"server"},

@@ -93,7 +93,7 @@ NAME_RE = re.compile(
     rf"|[\u4e00-\u9fff]{{2,4}}(?={_TITLE})"
     rf"|(?<=由)[\u4e00-\u9fff·]{{2,8}}?(?={_DOER})"
 )
-_NOT_IN_NAME = "是的为由和与及在任了被"
+_NOT_IN_NAME = "是的为由和与及在任了被从到向往于"
 _PLACE_END = (
     "省|市|县|区|镇|乡|村|州|国|岛|山|河|江|湖|海|湾|港|路|街|巷|站|楼|层|室|馆|厅|园|寺|宫|城|"
     "半岛|地区|中心|大学|学院|医院|机场|广场|大厦"
@@ -130,7 +130,7 @@ def typed_values(kind: AnswerType, text: str) -> list[tuple[int, int, str]]:
         if any(a < m.end() and m.start() < b for a, b, _ in found):
             continue
         start, value = m.start(), m.group()
-        if kind == AnswerType.NAME:  # 馆长是张伟教授 → 张伟: a name holds none of these
+        if kind in (AnswerType.NAME, AnswerType.PLACE):  # 馆长是张伟教授 → 张伟: names hold none of these
             cut = max(value.rfind(ch) for ch in _NOT_IN_NAME) + 1
             start, value = start + cut, value[cut:]
             if len(value) < 2:

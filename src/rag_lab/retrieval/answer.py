@@ -305,7 +305,11 @@ def _decide(
         return [decider.decide_image(image[0], image[1], kept, pool)], parsed, True
     if not parsed.slots:  # not a (subject, field) question: perhaps prose answers it
         prose = _decide_prose(question, decider, kept, pool)
-        if prose is not None and (parsed.problem is None or prose.status == Status.ANSWERED):
+        # a named subject asks for one of its fields (clarify); a field name alone may be prose
+        overrides = parsed.problem is None or (
+            parsed.problem == "field_without_subject" and prose is not None and prose.status == Status.ANSWERED
+        )
+        if prose is not None and overrides:
             return [prose], parsed, False
     slots = [decider.decide_slot(s, f, kept, pool) for s, f in parsed.slots]
     return slots, parsed, False

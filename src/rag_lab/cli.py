@@ -34,6 +34,7 @@ DEMO_QUESTIONS = (
     "什么时候能借东西",
     "借阅台 和 测试台 的 开放时间",
 )
+DEMO_PROSE_QUESTIONS = ("新图书馆位于哪里？", "报告厅A共有多少个座位？", "新馆的停车场有多少个车位？")
 
 
 def _emit_json(value: Any) -> None:
@@ -83,7 +84,7 @@ def _principal(args: argparse.Namespace) -> Principal | None:
 def cmd_index(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
 
-    summary = build_index(args.root, args.index, progress=_progress_bar("indexing"))
+    summary = build_index(args.root, args.index, progress=_progress_bar("indexing"), vectors=args.vectors)
     data = summary.as_dict()
     if args.json:
         _emit_json(data)
@@ -111,6 +112,7 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         dedup=not args.no_dedup,
         as_of=_as_of(args.as_of),
         principal=_principal(args),
+        retrieval=getattr(args, "retrieval", "lexical"),
     )
 
 
@@ -149,18 +151,41 @@ def cmd_demo(args: argparse.Namespace) -> int:
             result = _ask(args, question, root)
             print(f"\n? {question}")
             print(render_result(result, root))
+        _demo_prose(args, Path(tmp) / "prose")
     return EXIT_OK
+
+
+def _demo_prose(args: argparse.Namespace, root: Path) -> None:
+    from rag_lab.demo import prose_corpus_path
+    from rag_lab.index import build_index
+    from rag_lab.render import render_result
+
+    shutil.copytree(prose_corpus_path(), root)
+    summary = build_index(root).as_dict()
+    print(f"\ncopied the prose demo corpus to {root}: {summary['files']} files, {summary['units']} units")
+    args.root = str(root)
+    for question in DEMO_PROSE_QUESTIONS:
+        result = _ask(args, question, root)
+        print(f"\n? {question}")
+        print(render_result(result, root))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from rag_lab.evaluation import evaluate_demo, evaluate_file, render_report
+    from rag_lab.evaluation.gate import compare_evidence, load_evidence, save_evidence
 
-    if args.demo:
-        report = evaluate_demo()
+    baseline = load_evidence(args.compare_evidence) if args.compare_evidence else None
+    sets: dict[str, Any] = {}
+    if args.demo or args.demo_prose:
+        report = evaluate_demo(prose=args.demo_prose, evidence=sets)
     else:
         if args.root is None or args.questions is None:
             raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
-        report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
+        report = evaluate_file(
+            args.root, args.questions, index_path=args.index, principal=_principal(args), evidence=sets
+        )
+    if args.save_evidence:
+        save_evidence(args.save_evidence, report["questions"], sets)
     if args.json:
         _emit_json(report)
     else:
@@ -170,6 +195,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         below.append(f"answerable_coverage {report['answerable_coverage']} < {args.min_coverage}")
     if args.max_unsupported is not None and report["unsupported_answers"]["count"] > args.max_unsupported:
         below.append(f"unsupported_answers {report['unsupported_answers']['count']} > {args.max_unsupported}")
+    if baseline is not None:
+        failures, notes = compare_evidence(baseline, sets)
+        for line in notes:
+            print(f"evidence: {line}", file=sys.stderr)
+        below.extend(failures)
     for line in below:
         print(f"below the bar: {line}", file=sys.stderr)
     return EXIT_BELOW_BAR if below else EXIT_OK
@@ -233,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("root", help="corpus folder holding documents/ and images/")
     p.add_argument("--index", help="index file (default ROOT/.rag_lab/index.sqlite)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--vectors", action="store_true", help="also embed prose units for --retrieval fused (needs [neural])"
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser(
@@ -278,11 +311,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a question set and report answering and refusing separately",
         formatter_class=fmt,
         description="Evaluate a corpus with a JSONL question set (docs/evaluation.md).\n\nExamples:\n"
-        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9",
+        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9\n"
+        "  rag-lab eval ./corpus q.jsonl --save-evidence sets.json   # later: --compare-evidence sets.json",
     )
     p.add_argument("root", nargs="?")
     p.add_argument("questions", nargs="?")
     p.add_argument("--demo", action="store_true", help="the shipped question set on a fresh demo corpus")
+    p.add_argument("--demo-prose", action="store_true", help="the prose demo's question set on a fresh copy")
+    p.add_argument("--save-evidence", metavar="FILE", help="write each question's evidence set (release gate)")
+    p.add_argument(
+        "--compare-evidence",
+        metavar="FILE",
+        help="exit 4 when a slot covered in FILE is lost or a verified answer changed; print the differences",
+    )
     p.add_argument("--index")
     p.add_argument("--json", action="store_true")
     p.add_argument("--min-coverage", type=float, help="exit 4 when answerable coverage is below this")
@@ -321,6 +362,12 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
     p.add_argument("--budget-unit", choices=("codepoints", "tokens"), default="codepoints")
     p.add_argument("--ordering", choices=("relevance", "by_slot", "ends"), default="relevance")
     p.add_argument("--no-dedup", action="store_true", help="keep byte-identical copies in the context")
+    p.add_argument(
+        "--retrieval",
+        choices=("lexical", "fused"),
+        default="lexical",
+        help="lexical (BM25, default) or fused with dense vectors (index built with --vectors)",
+    )
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
         _principal_options(p)

@@ -27,6 +27,7 @@ from PIL import Image, ImageDraw
 from rag_lab.cli import main
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import evidence_id
+from rag_lab.data.prose import MAX_SENTENCES
 from rag_lab.errors import IndexError_, QuestionError
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
 from rag_lab.retrieval import answer, query_once
@@ -278,8 +279,10 @@ def test_rel_50mb_document_indexes_with_bounded_memory(tmp_path: Path) -> None:
     with open(root / "documents/huge.md", "wb") as out:
         out.write("主题：巨文档\n开始：一\n".encode())
         block = line * 1000
+        blocks = 0
         while out.tell() < 50 * 1024 * 1024:
             out.write(block)
+            blocks += 1
         out.write("结尾：最后一行\n".encode())
     size = (root / "documents/huge.md").stat().st_size
     script = (
@@ -293,7 +296,9 @@ def test_rel_50mb_document_indexes_with_bounded_memory(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     units, errors, peak_kib = json.loads(out.stdout)
-    assert (units, errors) == (6, [])  # 2 good + 1 image + 开始 + 结尾 + 电话
+    # 2 good + 1 image + 开始 + 结尾 + 电话, and the first MAX_SENTENCES sentences (then a warning)
+    assert blocks * 1000 * 4 > MAX_SENTENCES
+    assert (units, errors) == (6 + MAX_SENTENCES, [])
     # peak RSS stays within a few copies of the file (bytes, decoded text, the line list)
     assert peak_kib * 1024 < 10 * size, f"peak RSS {peak_kib} KiB for a {size}-byte document"
     result = query_once("巨文档 结尾", root)

@@ -120,8 +120,9 @@ def support_check(question: str, unit: Unit) -> Support:
     1. the question has content terms (``content_terms``); none → fails (``no_terms``);
     2. every digit and Latin run of the question occurs in the sentence or its context;
     3. at least ``COVERAGE_MIN`` of the terms' character bigrams occur in the sentence or in
-       its context (title, heading path, caption, table header), and at least ``OWN_MIN`` of
-       those not in the context occur in the sentence itself (``terms``);
+       its context (title, heading path, caption, table header), every term has at least half
+       of its bigrams there, and at least ``OWN_MIN`` of the bigrams not in the context occur
+       in the sentence itself (``terms``);
     4. the answer type is present (``answer_type``): for number/date/name/place questions the
        sentence holds a value of that type (answer_types.py) that the question does not
        already contain; for other questions the sentence says at least ``NOVEL_MIN``
@@ -149,7 +150,7 @@ def support_check(question: str, unit: Unit) -> Support:
 
     if not grams:
         return result(False, "no_terms")
-    if not strict_ok or coverage < COVERAGE_MIN or own < OWN_MIN:
+    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN:
         return result(False, "terms")
     if kind != AnswerType.NONE:
         return result(bool(values), None if values else "answer_type")
@@ -241,7 +242,12 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
         )
         return decision
     decision.status, decision.reason, decision.answer = Status.ANSWERED, None, str(best_unit["text"])
-    decision.cited = [u for u, _c, s in passing if str(u["sha256"]) in agree]
+    decision.cited = [  # the answer's own sentence, and every passage that says the same
+        u
+        for u, _c, s in passing
+        if str(u["sha256"]) in agree
+        and (_value_set(s) & _value_set(best) if typed else u["text"] == best_unit["text"])
+    ]
     if len(best.values) == 1:
         start, end, value = best.values[0]
         origin = best_unit["span"][0]

@@ -183,7 +183,7 @@ def _add_prose(source: str, sha256: str, text: str, parsed: ParsedDocument) -> N
 
     lines = iter_lines(text)
     tables, table_lines = table_units(source, sha256, lines, parsed.field_lines)
-    sentences = prose_units(source, sha256, lines, parsed.field_lines | table_lines)
+    sentences = prose_units(source, sha256, lines, parsed.field_lines | table_lines, parsed.warnings)
     if tables or sentences:
         parsed.units = sorted(parsed.units + tables + sentences, key=lambda u: (u["span"][0], -u["span"][1]))
 

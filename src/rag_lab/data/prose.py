@@ -39,6 +39,8 @@ CLOSERS = "”’」』）)]】》〉\"'"
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _MARKER = re.compile(r"(?:[-*+][ \t]+|\d{1,3}[.)、][ \t]*|>[ \t]*)+")
 _WORD = re.compile(r"\w")
+#: sentences of one document that become units; past it a warning names the line (memory bound)
+MAX_SENTENCES = 50_000
 
 
 def unit_kind(unit: Unit) -> str:
@@ -90,9 +92,11 @@ def prose_units(
     sha256: str,
     lines: list[tuple[int, int, str]],
     skip: set[int],
+    warnings: list[tuple[int, str]] | None = None,
 ) -> list[Unit]:
     """Sentence units of every prose line not in ``skip`` (line numbers of field lines and
-    table lines). ``lines`` are ``(number, start, line)`` from ``documents.iter_lines``."""
+    table lines). ``lines`` are ``(number, start, line)`` from ``documents.iter_lines``.
+    At most ``MAX_SENTENCES``; the line where that stopped is added to ``warnings``."""
     title = document_title(source, lines)
     units: list[Unit] = []
     headings: list[tuple[int, str]] = []  # (level, text)
@@ -124,6 +128,16 @@ def prose_units(
         body = line[body_at:]
         line_span = [start + body_at, start + body_at + len(body.rstrip())]
         for a, b in split_sentences(body, start + body_at):
+            if len(units) >= MAX_SENTENCES:
+                if warnings is not None:
+                    warnings.append(
+                        (
+                            number,
+                            f"more than {MAX_SENTENCES} sentences; prose from line {number} on is not indexed",
+                        )
+                    )
+                close_paragraph()
+                return units
             text = line[a - start : b - start]
             unit: Unit = {
                 "evidence_id": evidence_id(source, (a, b), sha256),

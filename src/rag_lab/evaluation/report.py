@@ -24,6 +24,10 @@ def render_report(report: dict[str, Any]) -> str:
     cv, cs = report["citation_validity"], report["citation_support"]
     lines += [
         f"clarifications      : {report['clarifications']['correct']} of {report['clarifications']['expected']}",
+        f"negative rejection  : {report['negative_rejection']['refused']} of "
+        f"{report['negative_rejection']['expected']} ({report['negative_rejection']['rate']:.4f})",
+        f"conflict detection  : {report['conflict_detection']['detected']} of "
+        f"{report['conflict_detection']['expected']} ({report['conflict_detection']['rate']:.4f})",
         f"citation validity   : {cv['valid']}/{cv['checked']} ({cv['rate']:.4f})",
         f"citation support    : {cs['supporting']}/{cs['checked']} ({cs['rate']:.4f})",
         "counters            : " + " ".join(f"{k}={v}" for k, v in report["counters"].items()),

@@ -121,8 +121,16 @@ def build_index(
     *,
     progress: Progress | None = None,
     reserved_fields: frozenset[str] | None = None,
+    vectors: bool = False,
 ) -> BuildSummary:
-    """Index every file under ``root``; returns what was done. Bad files are reported, not fatal."""
+    """Index every file under ``root``; returns what was done. Bad files are reported, not fatal.
+
+    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra).
+    """
+    if vectors:
+        from rag_lab.neural import require_embedder
+
+        require_embedder()  # fail before any work when the extra is missing
     started = time.perf_counter()
     base = check_root(root)
     path = Path(index_path) if index_path is not None else default_index_path(base)
@@ -137,7 +145,11 @@ def build_index(
             batches = extract_batches(base, items, AccessRules.load(base), close_in_workers=[lock_fd])
             try:
                 _write(
-                    tmp, _with_progress(batches, progress, len(items)), config_for(reserved_fields), summary
+                    tmp,
+                    _with_progress(batches, progress, len(items)),
+                    config_for(reserved_fields),
+                    summary,
+                    vectors=vectors,
                 )
             finally:
                 batches.close()
@@ -163,7 +175,9 @@ def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: i
             progress(done, total)
 
 
-def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary) -> None:
+def _write(
+    tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary, *, vectors: bool = False
+) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = OFF")
@@ -182,6 +196,10 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
             units.add(batch)
         acls.update(units.acl_names)
         count = _write_units(db, units)
+        if vectors:
+            from rag_lab.index.vectors import add_vectors
+
+            config = {**config, "vectors": add_vectors(db)}
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
+from rag_lab.errors import ConfigError
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
@@ -22,6 +23,7 @@ from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
 STALE_LIST_LIMIT = 20
+RETRIEVALS = ("lexical", "fused")
 
 
 def select_context(
@@ -119,11 +121,20 @@ def query_once(
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
     principal: Principal | None = None,
+    retrieval: str = "lexical",
 ) -> Result:
-    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6)."""
+    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6).
+
+    ``retrieval``: ``lexical`` (BM25, the default) or ``fused`` (lexical + dense by reciprocal
+    rank, retrieval/fuse.py; needs an index built with vectors and the ``[neural]`` extra).
+    """
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
+    if retrieval != "lexical":  # only then in the config, so lexical traces keep their hash
+        if retrieval not in RETRIEVALS:
+            raise ConfigError(f"retrieval {retrieval!r} is not one of {RETRIEVALS}")
+        config["retrieval"] = retrieval
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
         return run_request(question, root, index, config, principal, lambda: check_freshness(root, index))
@@ -149,7 +160,12 @@ def run_request(
     if changes.stale:
         return stale_result(question, changes.paths(), changes.as_dict(), trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
-    candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
+    if config.get("retrieval") == "fused":
+        from rag_lab.retrieval.fuse import fused_rank
+
+        candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed)
+    else:
+        candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(
         "retrieve", **ranking, candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
     )

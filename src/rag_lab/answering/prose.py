@@ -228,6 +228,7 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
             sides.setdefault(_value_set(support), []).append(unit)
         decision.sides = [
             {
+                "value": "、".join(sorted(values)),  # as key sides have it (render, server)
                 "values": sorted(values),
                 "evidence_ids": [u["evidence_id"] for u in units],
                 "text": units[0]["text"],

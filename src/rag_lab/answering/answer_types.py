@@ -10,6 +10,8 @@ date       哪年 哪一年 何年 何时 什么时候 什么时间 哪天 哪�
 number     多少 几 多大 多长 多高 多远 多重 多久 多深 多宽
 name       谁 哪位 什么人
 place      哪里 在哪 哪儿 何处 何地 什么地方 哪个国家 哪个城市 哪座城市 哪个省
+definition 什么是X / X是什么 (the whole question): the sentence defines X (X, an aside, then 是/为/指/又称…)
+reason     为什么 为何 什么原因: the sentence holds a cause word (因为 由于 因此 所以 为了 导致 故 …)
 none       anything else (什么, 哪个, 怎样 …): no typed value is required
 =========  ================================================================
 
@@ -40,17 +42,20 @@ class AnswerType(StrEnum):
     DATE = "date"
     NAME = "name"
     PLACE = "place"
+    DEFINITION = "definition"
+    REASON = "reason"
     NONE = "none"
 
 
 DATE_WORDS = (
-    "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一年", "哪一天", "哪个月",
+    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一年", "哪一天", "哪个月",
     "哪年", "何年", "何时", "哪天", "几月", "几号", "几点",
 )  # fmt: skip
-NUMBER_WORDS = ("多少", "多大", "多长", "多高", "多远", "多重", "多久", "多深", "多宽", "几")
+NUMBER_WORDS = ("多少钱", "多少", "多大", "多长", "多高", "多远", "多重", "多久", "多深", "多宽", "几")
 NAME_WORDS = ("什么人", "哪位", "谁")
 PLACE_WORDS = (
-    "什么地方", "哪个国家", "哪个城市", "哪座城市", "哪个省", "哪里", "在哪", "哪儿", "何处", "何地",
+    "什么地方", "哪个国家", "哪个城市", "哪座城市", "哪个省", "在哪里", "在哪儿", "哪里", "在哪", "哪儿",
+    "何处", "何地",
 )  # fmt: skip
 TYPE_WORDS: tuple[tuple[AnswerType, tuple[str, ...]], ...] = (
     (AnswerType.DATE, DATE_WORDS),
@@ -63,6 +68,8 @@ DESCRIPTION = {
     AnswerType.DATE: "date or time",
     AnswerType.NAME: "name",
     AnswerType.PLACE: "place",
+    AnswerType.DEFINITION: "definition",
+    AnswerType.REASON: "reason",
     AnswerType.NONE: "answer",
 }
 
@@ -100,17 +107,45 @@ _PLACE_END = (
 )
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
+REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故|原因|以便|源于|是为")
+_DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
+DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
 PATTERNS = {
     AnswerType.NUMBER: NUMBER_RE,
     AnswerType.DATE: DATE_RE,
     AnswerType.NAME: NAME_RE,
     AnswerType.PLACE: PLACE_RE,
+    AnswerType.REASON: REASON_RE,
 }
+
+
+def defined_term(question: str) -> str | None:
+    """X of 什么是X / X是什么 (a definition question), else None."""
+    q = unicodedata.normalize("NFKC", question).strip()
+    for pattern in _DEFINITION_Q:
+        found = pattern.match(q)
+        if found and 1 <= len(found.group(1).strip()) <= 20:
+            return found.group(1).strip()
+    return None
+
+
+def defines(term: str, text: str) -> list[tuple[int, int, str]]:
+    """Where ``text`` defines ``term``: the term, an optional bracketed aside, then 是/为/指/又称…"""
+    pattern = re.compile(
+        re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + "|".join(map(re.escape, DEFINITION_CUES)) + ")"
+    )
+    return [(m.start(), m.end(), m.group()) for m in pattern.finditer(unicodedata.normalize("NFKC", text))]
 
 
 def answer_type(question: str) -> tuple[AnswerType, str | None]:
     """``(type, the question word that decided it)``; ``(NONE, None)`` when no rule matches."""
     q = unicodedata.normalize("NFKC", question)
+    if defined_term(question) is not None:
+        return AnswerType.DEFINITION, "是什么"
+    for word in REASON_WORDS:
+        if word in q:
+            return AnswerType.REASON, word
     for kind, words in TYPE_WORDS:
         for word in words:
             if word in q:

@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from rag_lab.answering.answer_types import DESCRIPTION, TYPE_WORDS, AnswerType, answer_type, typed_values
+from rag_lab.answering.answer_types import (
+    DESCRIPTION,
+    REASON_WORDS,
+    TYPE_WORDS,
+    AnswerType,
+    answer_type,
+    defined_term,
+    defines,
+    typed_values,
+)
 from rag_lab.records import Reason, Status, Unit
 
 PROSE_KINDS = ("sentence", "table_row")
@@ -44,7 +53,17 @@ STOP_WORDS = (
     "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
     "过", "个", "们", "中",
 )  # fmt: skip
-_REMOVE = sorted({w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS), key=len, reverse=True)
+#: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
+META_WORDS = (
+    "什么样", "原因", "定义", "特征", "特点", "作用", "时间", "事情", "活动", "观点", "方面", "情况",
+    "内容", "意义", "寓意", "目的", "影响", "结果", "过程", "方式", "方法", "名字", "名称", "地区",
+    "地方", "种类", "类型", "主要", "分别", "大约", "大概", "具体", "这个", "那个", "发生", "出现",
+)  # fmt: skip
+_REMOVE = sorted(
+    {w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS) | set(META_WORDS) | set(REASON_WORDS),
+    key=len,
+    reverse=True,
+)
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
 _RUN = re.compile(r"\w+")
 _STRICT = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
@@ -55,22 +74,22 @@ def _norm(text: str) -> str:
 
 
 def content_terms(question: str) -> list[str]:
-    """The question's content terms: its word runs after removing question and stop words
-    (longest first), keeping runs of two or more characters, and digit/Latin runs of any length."""
+    """The question's content terms: its word runs after removing question, stop and meta words
+    (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
     stripped = _REMOVE_RE.sub(" ", _norm(question))
     terms: list[str] = []
     for run in _RUN.findall(stripped):
-        if (len(run) >= 2 or _STRICT.fullmatch(run)) and run not in terms:
+        if run not in terms:
             terms.append(run)
     return terms
 
 
 def _bigrams(text: str) -> set[str]:
+    """Every character bigram inside a word run, and every single character."""
     grams: set[str] = set()
     for run in _RUN.findall(text):
         grams.update(run[i : i + 2] for i in range(len(run) - 1))
-        if len(run) == 1:
-            grams.add(run)
+        grams.update(run)
     return grams
 
 
@@ -152,6 +171,10 @@ def support_check(question: str, unit: Unit) -> Support:
         return result(False, "no_terms")
     if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN:
         return result(False, "terms")
+    if kind == AnswerType.DEFINITION:
+        term = defined_term(question)
+        values = tuple(defines(term, text)) if term else ()
+        return result(bool(values), None if values else "answer_type")
     if kind != AnswerType.NONE:
         return result(bool(values), None if values else "answer_type")
     question_grams = _bigrams(question_n)

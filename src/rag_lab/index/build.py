@@ -35,6 +35,7 @@ from rag_lab.data.corpus import CorpusFile, check_root, walk
 from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
+from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"
@@ -122,15 +123,17 @@ def build_index(
     progress: Progress | None = None,
     reserved_fields: frozenset[str] | None = None,
     vectors: bool = False,
+    embedder: Embedder | None = None,
 ) -> BuildSummary:
     """Index every file under ``root``; returns what was done. Bad files are reported, not fatal.
 
-    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra).
+    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra);
+    ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
-    if vectors:
+    if vectors and embedder is None:
         from rag_lab.neural import require_embedder
 
-        require_embedder()  # fail before any work when the extra is missing
+        embedder = require_embedder()  # fail before any work when the extra is missing
     started = time.perf_counter()
     base = check_root(root)
     path = Path(index_path) if index_path is not None else default_index_path(base)
@@ -149,7 +152,7 @@ def build_index(
                     _with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
-                    vectors=vectors,
+                    embedder=embedder if vectors else None,
                 )
             finally:
                 batches.close()
@@ -176,7 +179,12 @@ def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: i
 
 
 def _write(
-    tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary, *, vectors: bool = False
+    tmp: Path,
+    batches: Iterable[Batch],
+    config: dict[str, Any],
+    summary: BuildSummary,
+    *,
+    embedder: Embedder | None = None,
 ) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
@@ -196,10 +204,10 @@ def _write(
             units.add(batch)
         acls.update(units.acl_names)
         count = _write_units(db, units)
-        if vectors:
+        if embedder is not None:
             from rag_lab.index.vectors import add_vectors
 
-            config = {**config, "vectors": add_vectors(db)}
+            config = {**config, "vectors": add_vectors(db, embedder)}
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),

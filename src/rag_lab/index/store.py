@@ -165,6 +165,11 @@ class Index:
                 found[row[0]] = _row_to_unit(row)
         return found
 
+    def units_of_source(self, source: str) -> list[Unit]:
+        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
+        rows = self._query(_SELECT_UNIT + " WHERE source = ? AND {visible} ORDER BY span_start, id", (source,))
+        return [_row_to_unit(r) for r in rows]
+
     def ids_of(self, evidence_ids: Sequence[str]) -> list[int]:
         """Unit ids of ``evidence_ids`` (same order; each must be in the index and visible)."""
         found: dict[str, int] = {}

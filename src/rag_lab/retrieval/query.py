@@ -10,6 +10,7 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.errors import ConfigError
+from rag_lab.neural import Embedder
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
@@ -62,7 +63,7 @@ def select_context(
         slots = (parsed or parse_text_question(question, source)).slots
     ordered = order_context(kept, config["ordering"], slots)
     trace.add("order", strategy=config["ordering"], order=[c["evidence"]["evidence_id"] for c in ordered])
-    trace.add("package", **package_of(ordered))
+    trace.add("package", **package_of(ordered, source))
     return ordered
 
 
@@ -122,11 +123,13 @@ def query_once(
     clock: Callable[[], date] = date.today,
     principal: Principal | None = None,
     retrieval: str = "lexical",
+    embedder: Embedder | None = None,
 ) -> Result:
     """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6).
 
     ``retrieval``: ``lexical`` (BM25, the default) or ``fused`` (lexical + dense by reciprocal
-    rank, retrieval/fuse.py; needs an index built with vectors and the ``[neural]`` extra).
+    rank, retrieval/fuse.py; needs an index built with vectors and the ``[neural]`` extra);
+    ``embedder``: the query model for ``fused`` (default: the shared one, ``rag_lab.neural``).
     """
     check_question(question)
     day = as_of or clock()
@@ -137,7 +140,9 @@ def query_once(
         config["retrieval"] = retrieval
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
-        return run_request(question, root, index, config, principal, lambda: check_freshness(root, index))
+        return run_request(
+            question, root, index, config, principal, lambda: check_freshness(root, index), embedder
+        )
 
 
 def run_request(
@@ -147,6 +152,7 @@ def run_request(
     config: dict[str, Any],
     principal: Principal | None,
     freshness: Callable[[], Changes],
+    embedder: Embedder | None = None,
 ) -> Result:
     """The request steps over an open index; ``freshness`` says what changed on disk.
 
@@ -163,7 +169,7 @@ def run_request(
     if config.get("retrieval") == "fused":
         from rag_lab.retrieval.fuse import fused_rank
 
-        candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed)
+        candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed, embedder=embedder)
     else:
         candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(

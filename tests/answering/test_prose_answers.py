@@ -128,3 +128,19 @@ def test_field_questions_still_answer_with_prose_around(tmp_path: Path) -> None:
     result = query_once("借阅台 开放时间", root)
     assert (result["status"], result["answer"]) == ("answered", "周二至周五。")
     assert result["citations"][0]["support_type"] == "verbatim_line"
+
+
+def test_a_hidden_prose_source_neither_answers_nor_conflicts_for_a_caller_who_cannot_see_it(
+    tmp_path: Path,
+) -> None:
+    from rag_lab.data.access import Principal
+
+    root = corpus(
+        tmp_path,
+        {"a.md": "# 简报\n\n新馆共有120个座位。\n", "b.md": "权限：hr\n\n新馆共有150个座位。\n"},
+    )
+    bob, alice = Principal("bob", frozenset({"staff"})), Principal("alice", frozenset({"hr"}))
+    seen_by_bob = query_once("新馆有多少个座位？", root, principal=bob)
+    assert (seen_by_bob["status"], seen_by_bob["answer"]) == ("answered", "新馆共有120个座位。")
+    assert "b.md" not in str(seen_by_bob)
+    assert query_once("新馆有多少个座位？", root, principal=alice)["reason"] == "conflicting_evidence"

@@ -87,3 +87,16 @@ def test_untyped_questions_need_something_new_in_the_sentence() -> None:
 
 def test_a_question_of_only_stop_words_cannot_be_checked() -> None:
     assert support_check("是什么？", sentence("一切都好。")).problem == "no_terms"
+
+
+def test_definition_questions_need_a_defining_sentence() -> None:
+    assert answer_type("什么是乙酰胺？")[0] == AnswerType.DEFINITION
+    assert answer_type("乙酰胺的用途是什么？")[0] == AnswerType.NONE  # an attribute, not a definition
+    unit = sentence("乙酰胺（学名：acetamide），是由乙酸衍生出的酰胺。")
+    assert support_check("什么是乙酰胺？", unit).ok
+    assert support_check("什么是乙酰胺？", sentence("乙酰胺的衍生物是一种溶剂。")).problem == "answer_type"
+
+
+def test_reason_questions_need_a_cause_word() -> None:
+    assert support_check("为什么畜牧业发达？", sentence("日照长，因此畜牧业发达。")).ok
+    assert support_check("为什么畜牧业发达？", sentence("当地畜牧业发达。")).problem == "answer_type"

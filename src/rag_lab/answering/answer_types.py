@@ -125,17 +125,24 @@ def defined_term(question: str) -> str | None:
     q = unicodedata.normalize("NFKC", question).strip()
     for pattern in _DEFINITION_Q:
         found = pattern.match(q)
-        if found and 1 <= len(found.group(1).strip()) <= 20:
-            return found.group(1).strip()
+        term = found.group(1).strip() if found else ""
+        if 1 <= len(term) <= 20 and "的" not in term:  # X的别名是什么 asks an attribute, not a definition
+            return term
     return None
 
 
 def defines(term: str, text: str) -> list[tuple[int, int, str]]:
-    """Where ``text`` defines ``term``: the term, an optional bracketed aside, then 是/为/指/又称…"""
-    pattern = re.compile(
-        re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + "|".join(map(re.escape, DEFINITION_CUES)) + ")"
-    )
-    return [(m.start(), m.end(), m.group()) for m in pattern.finditer(unicodedata.normalize("NFKC", text))]
+    """Where ``text`` defines ``term``: the term, an optional bracketed aside, then 是/为/指/又称…;
+    or, when the sentence starts with the term (after an opening 《 or “), such a cue within
+    the next 60 characters of the same sentence (``X（学名：…），别称…，是…``)."""
+    cues = "|".join(map(re.escape, DEFINITION_CUES))
+    norm = unicodedata.normalize("NFKC", text)
+    near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
+    found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
+    opening = re.compile(r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")")
+    if not found and (m := opening.match(norm)):
+        found.append((m.start(), m.end(), m.group()))
+    return found
 
 
 def answer_type(question: str) -> tuple[AnswerType, str | None]:

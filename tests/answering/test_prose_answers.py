@@ -144,3 +144,10 @@ def test_a_hidden_prose_source_neither_answers_nor_conflicts_for_a_caller_who_ca
     assert (seen_by_bob["status"], seen_by_bob["answer"]) == ("answered", "新馆共有120个座位。")
     assert "b.md" not in str(seen_by_bob)
     assert query_once("新馆有多少个座位？", root, principal=alice)["reason"] == "conflicting_evidence"
+
+
+def test_an_added_or_changed_txt_file_makes_the_index_stale(tmp_path: Path) -> None:
+    root = corpus(tmp_path, {"lib.txt": "新馆将于2024年9月1日开放。\n"})
+    (root / "documents" / "more.txt").write_text("新馆共有120个座位。\n", encoding="utf-8")
+    result = query_once("新馆什么时候开放？", root)
+    assert result["reason"] == "index_stale" and "documents/more.txt" in result["message"]

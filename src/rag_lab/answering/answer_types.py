@@ -108,7 +108,7 @@ _PLACE_END = (
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
 REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
-REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故|原因|以便|源于|是为")
+REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
 _DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
 DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
 PATTERNS = {
@@ -131,16 +131,16 @@ def defined_term(question: str) -> str | None:
     return None
 
 
-def defines(term: str, text: str) -> list[tuple[int, int, str]]:
+def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[int, int, str]]:
     """Where ``text`` defines ``term``: the term, an optional bracketed aside, then 是/为/指/又称…;
-    or, when the sentence starts with the term (after an opening 《 or “), such a cue within
-    the next 60 characters of the same sentence (``X（学名：…），别称…，是…``)."""
+    or, when the sentence opens its paragraph and starts with the term (after an opening 《 or
+    “), such a cue within the next 60 characters of the sentence (``X（学名：…），别称…，是…``)."""
     cues = "|".join(map(re.escape, DEFINITION_CUES))
     norm = unicodedata.normalize("NFKC", text)
     near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
     found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
     opening = re.compile(r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")")
-    if not found and (m := opening.match(norm)):
+    if not found and opens_paragraph and (m := opening.match(norm)):
         found.append((m.start(), m.end(), m.group()))
     return found
 

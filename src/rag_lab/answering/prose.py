@@ -173,7 +173,12 @@ def support_check(question: str, unit: Unit) -> Support:
         return result(False, "terms")
     if kind == AnswerType.DEFINITION:
         term = defined_term(question)
-        values = tuple(defines(term, text)) if term else ()
+        opens = (
+            unit.get("span") is None
+            or unit.get("parent_span") is None
+            or unit["span"][0] == unit["parent_span"][0]
+        )
+        values = tuple(defines(term, text, opens)) if term else ()
         return result(bool(values), None if values else "answer_type")
     if kind != AnswerType.NONE:
         return result(bool(values), None if values else "answer_type")

@@ -139,7 +139,9 @@ def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[in
     norm = unicodedata.normalize("NFKC", text)
     near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
     found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
-    opening = re.compile(r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")")
+    opening = re.compile(
+        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")"
+    )
     if not found and opens_paragraph and (m := opening.match(norm)):
         found.append((m.start(), m.end(), m.group()))
     return found

@@ -296,8 +296,10 @@ def test_rel_50mb_document_over_the_limit_is_a_file_error_and_costs_no_memory(tm
     with open(root / "documents/huge.md", "wb") as out:
         out.write("主题：巨文档\n开始：一\n".encode())
         block = line * 1000
+        blocks = 0
         while out.tell() < 50 * 1024 * 1024:
             out.write(block)
+            blocks += 1
         out.write("结尾：最后一行\n".encode())
     size = (root / "documents/huge.md").stat().st_size
     _, _, baseline = _build_peak(make_root(tmp_path / "small", {}), MAX_FILE_BYTES)

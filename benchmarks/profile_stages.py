@@ -170,9 +170,9 @@ def import_seconds() -> dict[str, float]:
 # -- bytes in the SQLite file --------------------------------------------------------------------
 
 TEXT_COLUMNS = {
-    "units": "evidence_id source sha256 text subject field value modality valid_from valid_to extra acl".split(),
-    "files": "path kind sha256 error acl".split(),
-    "postings": "ids tfs lens acl".split(),
+    "units": ["evidence_id", "source", "sha256", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "extra", "acl"],
+    "files": ["path", "kind", "sha256", "error", "acl"],
+    "postings": ["ids", "tfs", "lens", "acl"],
 }
 
 

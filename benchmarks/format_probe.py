@@ -130,11 +130,13 @@ class Writer:
         self.db.execute("BEGIN")
         self.seconds: dict[str, float] = {}
         self.prep_seconds = 0.0
+        self.cpu: dict[str, float] = {}  # CPU seconds per part: steadier than wall time on a shared machine
 
     def part(self, name: str, func: Any) -> None:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         func(self.db)
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - began
+        self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - cpu
 
     def finish(self) -> dict[str, Any]:
         began = time.perf_counter()
@@ -148,7 +150,7 @@ class Writer:
         objects = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
         db.close()
         return {"file_bytes": self.path.stat().st_size, "objects": objects, "seconds": self.seconds,
-                "row_prep_s": self.prep_seconds}
+                "cpu_seconds": self.cpu, "row_prep_s": self.prep_seconds}
 
 
 def common_tables(w: Writer, data: dict[str, Any], compact_files: bool) -> None:
@@ -203,7 +205,7 @@ def units_today(w: Writer, data: dict[str, Any]) -> None:
     w.part("units by source", lambda db: db.execute("CREATE INDEX units_source ON units (source)"))
 
 
-def compact_rows(data: dict[str, Any]) -> tuple[list[tuple[Any, ...]], dict[tuple[str, str], int], dict[tuple[int, int, str], list[int]]]:
+def compact_rows(data: dict[str, Any], keep_text: bool = True) -> tuple[list[tuple[Any, ...]], dict[tuple[str, str], int], dict[tuple[int, int, str], list[int]]]:
     """units_c rows, the name ids, and the same-key map (subject id, field id, acl) → unit ids."""
     file_id = {row[0]: i for i, row in enumerate(data["files"], 1)}
     name_id: dict[tuple[str, str], int] = {}
@@ -224,16 +226,16 @@ def compact_rows(data: dict[str, Any]) -> tuple[list[tuple[Any, ...]], dict[tupl
         if field is not None and not text.startswith(field):
             rest["field_text"] = field
         ev_key = int(ev[3:19], 16) - (1 << 63)  # first 64 bits of the evidence id's hash, signed
-        rows.append((uid, file_id[source], line, start, end, sid, fid, at, text,
+        rows.append((uid, file_id[source], line, start, end, sid, fid, at, text if keep_text else None,
                      json.dumps(rest, ensure_ascii=False, sort_keys=True) if rest else None, ev_key))
         if sid is not None and fid is not None:
             keymap.setdefault((sid, fid, acl), []).append(uid)
     return rows, name_id, keymap
 
 
-def units_compact(w: Writer, data: dict[str, Any]) -> None:
+def units_compact(w: Writer, data: dict[str, Any], keep_text: bool = True) -> None:
     began = time.perf_counter()
-    rows, name_id, keymap = compact_rows(data)
+    rows, name_id, keymap = compact_rows(data, keep_text)
     # Python that the build's workers would do while parsing: reported apart, not in the write time
     w.prep_seconds = time.perf_counter() - began
 
@@ -243,7 +245,7 @@ def units_compact(w: Writer, data: dict[str, Any]) -> None:
         db.execute("CREATE UNIQUE INDEX names_c_name ON names_c (name, kind)")
         db.execute(
             "CREATE TABLE units_c (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, span_start INTEGER, "
-            "span_end INTEGER, subject INTEGER, field INTEGER, value_at INTEGER, text TEXT NOT NULL, extra TEXT, "
+            "span_end INTEGER, subject INTEGER, field INTEGER, value_at INTEGER, text TEXT, extra TEXT, "
             "ev_key INTEGER NOT NULL)"
         )
         db.executemany(f"INSERT INTO units_c VALUES ({','.join('?' * 11)})", rows)
@@ -337,6 +339,41 @@ def postings_varint(w: Writer, data: dict[str, Any]) -> None:
     w.part("postings", write)
 
 
+def postings_lean(w: Writer, data: dict[str, Any]) -> None:
+    """Delta + varint ids; term frequencies only where tf > 1, as varint (position, tf) pairs."""
+
+    def write(db: sqlite3.Connection) -> None:
+        db.execute(
+            "CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT NULL, ids BLOB NOT NULL, "
+            "tfs BLOB, PRIMARY KEY (term, acl)) WITHOUT ROWID"
+        )
+        counts = data["counts"]
+        bounds = np.concatenate([[0], np.cumsum(counts)])
+        ids = data["ids"].astype(np.int64)
+        gaps = np.diff(ids, prepend=0)
+        gaps[bounds[:-1]] = ids[bounds[:-1]]
+        id_bytes, id_at = varint_encode(gaps)
+        id_cut = np.append(id_at, id_bytes.size)[bounds].tolist()
+        tfs = data["tfs"]
+        where = np.flatnonzero(tfs > 1)
+        owner = np.searchsorted(bounds, where, side="right") - 1  # which term each tf > 1 belongs to
+        pairs = np.empty(where.size * 2, np.int64)
+        pairs[0::2] = where - bounds[owner]
+        pairs[1::2] = tfs[where]
+        ex_bytes, ex_at = varint_encode(pairs)
+        ex_at = np.append(ex_at[0::2], ex_bytes.size)
+        ex_cut = np.searchsorted(owner, np.arange(len(counts) + 1)).tolist()
+        rows = []
+        for i, (t, a) in enumerate(zip(data["terms"], data["acls"], strict=True)):
+            lo, hi = ex_cut[i], ex_cut[i + 1]
+            tf_blob = ex_bytes[ex_at[lo] : ex_at[hi]].tobytes() if hi > lo else None
+            rows.append((t, a, int(counts[i]), id_bytes[id_cut[i] : id_cut[i + 1]].tobytes(), tf_blob))
+        db.executemany("INSERT INTO postings VALUES (?, ?, ?, ?, ?)", rows)
+        _unit_lengths(db, data)
+
+    w.part("postings", write)
+
+
 def tantivy_postings(data: dict[str, Any], folder: Path) -> dict[str, Any] | None:
     try:
         import tantivy
@@ -345,7 +382,7 @@ def tantivy_postings(data: dict[str, Any], folder: Path) -> dict[str, Any] | Non
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     texts = [f"{u[8]} {u[7]}" if u[8] else u[7] for u in data["units"]]
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("text", stored=False, tokenizer_name="bigram", index_option="freq")
     sb.add_unsigned_field("uid", stored=True, fast=True, indexed=False)
@@ -361,7 +398,7 @@ def tantivy_postings(data: dict[str, Any], folder: Path) -> dict[str, Any] | Non
         writer.add_document(doc)
     writer.commit()
     writer.wait_merging_threads()
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu  # CPU of every tantivy thread
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     index = tantivy.Index.open(str(folder))
     index.register_tokenizer("bigram", analyzer)
@@ -376,7 +413,7 @@ def tantivy_postings(data: dict[str, Any], folder: Path) -> dict[str, Any] | Non
         for _score, address in hits[:5]:
             searcher.doc(address)["uid"]
 
-    return {"seconds": seconds, "bytes": size, "search": search, "files": len(list(folder.rglob("*")))}
+    return {"seconds": seconds, "cpu": cpu, "bytes": size, "search": search, "files": len(list(folder.rglob("*")))}
 
 
 # -- query-time costs ---------------------------------------------------------------------------------------
@@ -385,22 +422,25 @@ def tantivy_postings(data: dict[str, Any], folder: Path) -> dict[str, Any] | Non
 class Reader:
     """What one question reads from a layout (a read-only connection opened like Index opens)."""
 
-    def __init__(self, path: Path, layout: str) -> None:
+    def __init__(self, path: Path, layout: str, root: Path) -> None:
+        self.root = root
         self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
         self.layout = layout
         began = time.perf_counter()
         self.total, total_len = self.db.execute("SELECT sum(units), sum(total_len) FROM acl_stats").fetchone()
         self.avg = max(total_len / max(self.total, 1), 1.0)
-        if layout in ("u32", "varint"):
+        if layout in ("u32", "varint", "lean"):
             self.lens = np.concatenate(
                 [np.frombuffer(b, np.uint16) for (b,) in self.db.execute("SELECT lens FROM unit_lengths ORDER BY part")]
             ).astype(np.float64)
         self.open_s = time.perf_counter() - began
 
-    def postings(self, terms: list[int], acls: list[str]) -> int:
+    def postings(self, terms: list[int], acls: list[str]) -> tuple[int, int, float]:
+        """(entries, sum of unit ids, sum of BM25 tf weights) of the terms' postings: a checksum."""
         marks, amarks = ",".join("?" * len(terms)), ",".join("?" * len(acls))
         cols = "ids, tfs, lens" if self.layout == "today" else "ids, tfs"
-        n = 0
+        n = id_sum = 0
+        w_sum = 0.0
         for row in self.db.execute(f"SELECT {cols} FROM postings WHERE term IN ({marks}) AND acl IN ({amarks})",
                                    [*terms, *acls]):
             if self.layout == "today":
@@ -411,13 +451,22 @@ class Reader:
                 ids = np.frombuffer(row[0], np.uint32)
                 tf = np.frombuffer(row[1], np.uint8).astype(np.float64)
                 dl = self.lens[ids]
-            else:
+            elif self.layout == "varint":
                 ids = np.cumsum(varint_decode(row[0]))
                 tf = varint_decode(row[1]).astype(np.float64)
                 dl = self.lens[ids]
+            else:
+                ids = np.cumsum(varint_decode(row[0]))
+                tf = np.ones(ids.size)
+                if row[1] is not None:
+                    pairs = varint_decode(row[1])
+                    tf[pairs[0::2]] = pairs[1::2]
+                dl = self.lens[ids]
             weight = tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / self.avg))
             n += int(weight.size)
-        return n
+            id_sum += int(ids.sum())
+            w_sum += float(weight.sum())
+        return n, id_sum, round(w_sum, 6)
 
     def units(self, ids: list[int]) -> list[dict[str, Any]]:
         marks = ",".join("?" * len(ids))
@@ -433,6 +482,9 @@ class Reader:
             f"LEFT JOIN names_c fl ON fl.id = u.field WHERE u.id IN ({marks})", ids).fetchall()
         out = []
         for r in rows:
+            if r[6] is None:  # lean: the line is read from its file (verification reads it anyway)
+                with open(self.root / r[1], "rb") as handle:
+                    r = (*r[:6], handle.read().decode("utf-8")[r[3] : r[4]], *r[7:])
             where = f"{r[3]}:{r[4]}"
             ev = "ev_" + hashlib.sha256(f"{r[1]}\0{where}\0{r[2]}".encode()).hexdigest()[:24]
             unit = {"evidence_id": ev, "source": r[1], "sha256": r[2], "span": [r[3], r[4]], "line": r[5],
@@ -457,10 +509,10 @@ class Reader:
         return self.units(ids) if ids else []
 
 
-def query_costs(path: Path, layout: str, qs: list[tuple[str, str, str]], acls: list[str]) -> dict[str, Any]:
+def query_costs(path: Path, layout: str, qs: list[tuple[str, str, str]], acls: list[str], root: Path) -> dict[str, Any]:
     from rag_lab.index.terms import query_terms
 
-    reader = Reader(path, layout)
+    reader = Reader(path, layout, root)
     post, fetch, key = [], [], []
     sample_ids = [[1 + (hash((q, i)) % reader.total) for i in range(5)] for q, _, _ in qs]
     for _ in range(2):  # the first pass warms the page cache; the second is timed
@@ -490,15 +542,24 @@ def query_costs(path: Path, layout: str, qs: list[tuple[str, str, str]], acls: l
     }
 
 
-def check_same_answers(paths: dict[str, Path], qs: list[tuple[str, str, str]], acls: list[str]) -> bool:
-    """The compact layouts give back the same units (evidence ids, values, spans) as today's."""
-    readers = {k: Reader(p, k) for k, p in paths.items()}
+def check_same_answers(paths: dict[str, Path], qs: list[tuple[str, str, str]], acls: list[str], root: Path) -> bool:
+    """The compact layouts give back the same units (evidence ids, values, spans, text) and the
+    same postings (unit ids, term frequencies, unit lengths) as today's."""
+    from rag_lab.index.terms import query_terms
+
+    readers = {k: Reader(p, k, root) for k, p in paths.items()}
+    for question, _, _ in qs[:50]:
+        want = readers["today"].postings(query_terms(question), acls)
+        for name, r in readers.items():
+            if name != "tantivy" and r.postings(query_terms(question), acls) != want:
+                print(f"MISMATCH postings {name}: {question}")
+                return False
     try:
         for _question, subject, field in qs[:50]:
-            want = [(u["evidence_id"], u["value"], u["span"], u["field"], u["subject"])
+            want = [(u["evidence_id"], u["value"], u["span"], u["field"], u["subject"], u["text"])
                     for u in readers["today"].same_key(subject, field, acls)]
             for name, r in readers.items():
-                got = [(u["evidence_id"], u["value"], u["span"], u["field"], u["subject"])
+                got = [(u["evidence_id"], u["value"], u["span"], u["field"], u["subject"], u["text"])
                        for u in r.same_key(subject, field, acls)]
                 if got != want:
                     print(f"MISMATCH {name} {subject} {field}: {got} != {want}")
@@ -536,6 +597,7 @@ def main(argv: list[str] | None = None) -> int:
         "today": (units_today, postings_today, False),
         "u32": (units_compact, postings_u32, True),
         "varint": (units_compact, postings_varint, True),
+        "lean": (lambda w, d: units_compact(w, d, keep_text=False), postings_lean, True),
         "tantivy": (units_compact, None, True),
     }
     results: dict[str, Any] = {}
@@ -553,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("tantivy: not installed (pip install -r benchmarks/requirements.txt), layout skipped")
                 continue
             res["seconds"]["postings (tantivy, from unit texts)"] = tv["seconds"]
+            res["cpu_seconds"]["postings (tantivy, from unit texts)"] = tv["cpu"]
             res["tantivy_bytes"] = tv["bytes"]
             res["tantivy_files"] = tv["files"]
             search = tv["search"]
@@ -566,16 +629,16 @@ def main(argv: list[str] | None = None) -> int:
             res["tantivy_top200_p50_ms"] = statistics.median(times) * 1e3
             res["tantivy_top200_p95_ms"] = sorted(times)[int(0.95 * (len(times) - 1))] * 1e3
         paths[name] = w.path
-        res["query"] = query_costs(w.path, name, qs, acls)
+        res["query"] = query_costs(w.path, name, qs, acls, root)
         results[name] = res
         total = res["file_bytes"] + res.get("tantivy_bytes", 0)
         print(f"{name:8} file {res['file_bytes'] / 1e6:7.1f} MB (+ tantivy {res.get('tantivy_bytes', 0) / 1e6:.1f}) "
               f"= {total / corpus:.2f}× corpus; write {sum(res['seconds'].values()):.2f} s {res['seconds']}", flush=True)
-    same = check_same_answers(paths, qs, acls)
+    same = check_same_answers(paths, qs, acls, root)
     print(f"same units from every layout (50 same-key lookups): {same}")
     report = {"docs": args.docs, "corpus_bytes": corpus, "code": code_state(), "loadavg_before": load_avg,
               "loadavg_end": os.getloadavg()[0], "same_units": same, "layouts": results}
-    print("\n| layout | file MB | ÷ corpus | units + same-key MB | postings MB | write s | row prep s | postings read p50 / p95 ms "
+    print("\n| layout | file MB | ÷ corpus | units + same-key MB | postings MB | write s (CPU s) | row prep s | postings read p50 / p95 ms "
           "| 5 units p50 ms | same-key p50 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res in results.items():
@@ -588,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         read = (f"{q['postings_p50_ms']:.2f} / {q['postings_p95_ms']:.2f}" if "postings_p50_ms" in q else
                 f"(top-200 search) {res['tantivy_top200_p50_ms']:.2f} / {res['tantivy_top200_p95_ms']:.2f}")
         print(f"| {name} | {total / 1e6:.1f} | {total / corpus:.2f}× | {units_mb:.1f} | {post_mb:.1f} | "
-              f"{sum(res['seconds'].values()):.2f} | {res['row_prep_s']:.2f} | {read} | {q.get('units5_p50_ms', float('nan')):.2f} | "
+              f"{sum(res['seconds'].values()):.2f} ({sum(res['cpu_seconds'].values()):.2f}) | {res['row_prep_s']:.2f} | {read} | {q.get('units5_p50_ms', float('nan')):.2f} | "
               f"{q.get('same_key_p50_ms', float('nan')):.2f} |")
     for name, res in results.items():
         print(f"\n{name}: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in sorted(res["objects"].items(), key=lambda kv: -kv[1])))

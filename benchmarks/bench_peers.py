@@ -26,7 +26,8 @@ read + SHA-256 of every file, taken in the same run.
 
 Questions: the generator's 500 sampled single-source keys, ``{subject}的{field}是什么？``; a hit
 at k is a top-k unit with exactly the labelled (source file, field). Reported: build s,
-build ÷ floor, index bytes ÷ corpus bytes, peak RSS, query p50 / p95 (ms), recall@1, @5.
+build ÷ floor (wall, and CPU ÷ the floor's CPU: steadier on a shared machine), index bytes ÷ corpus
+bytes, peak RSS, query p50 / p95 (ms) and CPU p50, recall@1, @5.
 ``--build-only`` skips the questions (for 1M documents).
 """
 
@@ -113,15 +114,18 @@ def pct(values: list[float], q: float) -> float:
 def timed_queries(search: Callable[[str], list[Key]], qs: list[tuple[str, Key]]) -> dict[str, Any]:
     for question, _ in qs[:5]:  # warm-up
         search(question)
-    times, results = [], []
+    times, cpus, results = [], [], []
     for question, _ in qs:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         results.append(search(question))
         times.append(time.perf_counter() - began)
+        cpus.append(time.process_time() - cpu)
     return {
         "questions": len(qs),
         "p50_ms": statistics.median(times) * 1e3,
         "p95_ms": pct(times, 0.95) * 1e3,
+        "cpu_p50_ms": statistics.median(cpus) * 1e3,  # steadier than wall time on a shared machine
+        "cpu_p95_ms": pct(cpus, 0.95) * 1e3,
         **recall(results, [g for _, g in qs]),
     }
 
@@ -135,12 +139,24 @@ def dir_bytes(path: Path) -> int:
 # -- peers (each runs in a child process) --------------------------------------------------------------
 
 
+def cpu_seconds() -> float:
+    """CPU of this process (all threads) and of its reaped children (a CLI build and its workers)."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run_rag_lab(root: Path, qs: list[tuple[str, Key]], build_only: bool) -> dict[str, Any]:
-    wall, peak, _ = run_child(build_command(root, cli_command()))
+    cli = cli_command()
+    cpu = cpu_seconds()
+    wall, peak, _ = run_child(build_command(root, cli))
+    cpu = cpu_seconds() - cpu
     from rag_lab.index import Changes, Index, default_index_path
 
     path = default_index_path(root)
-    out: dict[str, Any] = {"build_s": wall, "peak_rss_mib": peak / 2**20, "index_bytes": path.stat().st_size}
+    out: dict[str, Any] = {"build_s": wall, "build_cpu_s": cpu, "peak_rss_mib": peak / 2**20,
+                           "index_bytes": path.stat().st_size}
     if build_only:
         return out
     query = importlib.import_module("rag_lab.retrieval.query")
@@ -184,7 +200,7 @@ def run_tantivy(root: Path, qs: list[tuple[str, Key]], build_only: bool, work: P
     folder = work / "tantivy"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), cpu_seconds()
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("text", stored=False, tokenizer_name="bigram", index_option="freq")
     builder.add_bytes_field("key", stored=True, indexed=False, fast=False)
@@ -200,7 +216,8 @@ def run_tantivy(root: Path, qs: list[tuple[str, Key]], build_only: bool, work: P
     writer.commit()
     writer.wait_merging_threads()
     build = time.perf_counter() - began
-    out: dict[str, Any] = {"build_s": build, "units": units, "index_bytes": dir_bytes(folder)}
+    out: dict[str, Any] = {"build_s": build, "build_cpu_s": cpu_seconds() - cpu, "units": units,
+                           "index_bytes": dir_bytes(folder)}
     if build_only:
         return out
     index = tantivy.Index.open(str(folder))
@@ -232,7 +249,7 @@ def run_fts5(root: Path, qs: list[tuple[str, Key]], build_only: bool, work: Path
     path = work / "fts5.sqlite"
     path.unlink(missing_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), cpu_seconds()
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode = OFF")
     db.execute("PRAGMA synchronous = OFF")
@@ -244,7 +261,8 @@ def run_fts5(root: Path, qs: list[tuple[str, Key]], build_only: bool, work: Path
     db.execute("COMMIT")
     db.execute("INSERT INTO u(u) VALUES ('optimize')")
     db.close()
-    out: dict[str, Any] = {"build_s": time.perf_counter() - began, "index_bytes": path.stat().st_size}
+    out: dict[str, Any] = {"build_s": time.perf_counter() - began, "build_cpu_s": cpu_seconds() - cpu,
+                           "index_bytes": path.stat().st_size}
     if build_only:
         return out
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -307,18 +325,19 @@ def child_peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def fmt(row: dict[str, Any], key: str, floor: float, corpus: int) -> str:
+def fmt(row: dict[str, Any], key: str, floor: float, floor_cpu: float, corpus: int) -> str:
     q = row.get(key)
     label = {"queries": "", "queries_bm25_only": " (BM25 only)", "request_no_walk": " request w/o walk",
              "query_once": " query_once"}[key]
-    build = f"{row['build_s']:.2f} | {row['build_s'] / floor:.1f}×" if key == "queries" else "| "
+    build = (f"{row['build_s']:.2f} | {row['build_s'] / floor:.1f}× | {row['build_cpu_s'] / floor_cpu:.1f}×"
+             if key == "queries" else "| |")
     size = f"{row['index_bytes'] / 1e6:.1f} MB = {row['index_bytes'] / corpus:.2f}×" if key == "queries" else ""
     rss = f"{row['peak_rss_mib']:.0f}" if key == "queries" and "peak_rss_mib" in row else ""
     if q is None:
-        return f"| {row['peer']}{label} | {build} | {size} | {rss} | – | – | – | – |"
+        return f"| {row['peer']}{label} | {build} | {size} | {rss} | – | – | – | – | – |"
     return (
         f"| {row['peer']}{label} | {build} | {size} | {rss} | {q['p50_ms']:.2f} | {q['p95_ms']:.2f} | "
-        f"{q['recall_at_1']:.3f} | {q['recall_at_5']:.3f} |"
+        f"{q['cpu_p50_ms']:.2f} | {q['recall_at_1']:.3f} | {q['recall_at_5']:.3f} |"
     )
 
 
@@ -349,10 +368,15 @@ def main(argv: list[str] | None = None) -> int:
     for docs in args.sizes:
         root = ensure_corpus(args.out, docs)
         floor_read_hash(root)  # warm the page cache
-        floors = [floor_read_hash(root) for _ in range(3)]
+        floors, floor_cpus = [], []
+        for _ in range(3):
+            cpu = time.process_time()
+            floors.append(floor_read_hash(root))
+            floor_cpus.append(time.process_time() - cpu)
         floor = statistics.median(f[0] for f in floors)
         corpus = floors[0][2]
-        size: dict[str, Any] = {"docs": docs, "corpus_bytes": corpus, "floor_read_hash_s": floor, "peers": []}
+        size: dict[str, Any] = {"docs": docs, "corpus_bytes": corpus, "floor_read_hash_s": floor,
+                                "floor_cpu_s": statistics.median(floor_cpus), "peers": []}
         print(f"N={docs}: corpus {corpus / 1e6:.1f} MB, floor (walk + read + SHA-256) {floor:.3f} s", flush=True)
         for peer in peers:
             why = installed(peer)
@@ -373,16 +397,18 @@ def main(argv: list[str] | None = None) -> int:
     report["loadavg_end"] = os.getloadavg()[0]
     report["code_changed_during_run"] = code_state() != state
     print()
-    print("| docs | peer | build s | build ÷ floor | index on disk ÷ corpus | peak RSS MiB | p50 ms | p95 ms | recall@1 | recall@5 |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| docs | peer | build s | build ÷ floor | build CPU ÷ floor CPU | index on disk ÷ corpus | peak RSS MiB "
+          "| p50 ms | p95 ms | CPU p50 ms | recall@1 | recall@5 |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in report["sizes"]:
         for row in size["peers"]:
             if "skipped" in row or "error" in row:
-                print(f"| {size['docs']:,} | {row['peer']} | skipped: {row.get('skipped') or 'error'} |||||||")
+                print(f"| {size['docs']:,} | {row['peer']} | skipped: {row.get('skipped') or 'error'} |||||||||")
                 continue
             keys = [k for k in ("queries", "queries_bm25_only", "request_no_walk", "query_once") if k in row]
             for key in keys or ["queries"]:
-                print(f"| {size['docs']:,} " + fmt(row, key, size["floor_read_hash_s"], size["corpus_bytes"]))
+                print(f"| {size['docs']:,} "
+                      + fmt(row, key, size["floor_read_hash_s"], size["floor_cpu_s"], size["corpus_bytes"]))
     path = args.json or args.out / "peers.json"
     path.write_text(json.dumps(report, ensure_ascii=False, indent=2))
     print(f"\nwrote {path}")

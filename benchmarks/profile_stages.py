@@ -134,6 +134,7 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
         "mode": "serial" if serial else "parallel",
         "build_index_s": total,
         "stages_s": t.seconds,
+        "stages_cpu_s": t.cpu,
         "calls": t.calls,
         "units": summary.units,
         "files": summary.files,
@@ -272,7 +273,7 @@ def profile_question(root: Path, question: str, runs: int, no_walk_runs: int) ->
     t = StageTimer()
     install_query_timers(t)
     try:
-        whole, walks, stages = [], [], []
+        whole, walks, stages, stage_cpu = [], [], [], []
         query.query_once(question, root, as_of=_today())  # warm-up
         for _ in range(runs):
             began = time.perf_counter()
@@ -283,7 +284,8 @@ def profile_question(root: Path, question: str, runs: int, no_walk_runs: int) ->
             query.query_once(question, root, as_of=_today())
             whole.append(time.perf_counter() - began)
             stages.append(dict(t.seconds))
-        no_walk = []
+            stage_cpu.append(dict(t.cpu))
+        no_walk, no_walk_cpu = [], []
         with Index(index_path) as index:
             for _ in range(min(no_walk_runs, 100)):
                 t.reset()
@@ -307,6 +309,8 @@ def profile_question(root: Path, question: str, runs: int, no_walk_runs: int) ->
         "no_walk_p50_ms": statistics.median(plain) * 1e3,
         "no_walk_p95_ms": pct(plain, 0.95) * 1e3,
         "no_walk_stages_ms": {k: v * 1e3 for k, v in medians(no_walk).items()},
+        "stages_cpu_ms": {k: v * 1e3 for k, v in medians(stage_cpu).items()},
+        "no_walk_stages_cpu_ms": {k: v * 1e3 for k, v in medians(no_walk_cpu).items()},
     }
 
 
@@ -319,24 +323,28 @@ def _today() -> Any:
 # -- report ------------------------------------------------------------------------------------------
 
 
-def median_stages(runs: list[dict[str, Any]]) -> dict[str, float]:
-    labels = sorted({k for r in runs for k in r["stages_s"]})
-    return {k: statistics.median(r["stages_s"].get(k, 0.0) for r in runs) for k in labels}
+def median_stages(runs: list[dict[str, Any]], key: str = "stages_s") -> dict[str, float]:
+    labels = sorted({k for r in runs for k in r[key]})
+    return {k: statistics.median(r[key].get(k, 0.0) for r in runs) for k in labels}
 
 
 def print_report(report: dict[str, Any]) -> None:
     floor = report["floor_read_hash_s"]
     walk = report["floor_stat_walk_s"]
+    print(f"floor CPU (read+SHA-256) {report['floor_cpu_s']:.3f} s")
     print(f"\nfloors: read+SHA-256 {floor:.3f} s, stat walk {walk:.3f} s; corpus {report['corpus_bytes'] / 1e6:.1f} MB")
     print(f"real `rag-lab index`: {report['cli_build_s']:.2f} s = {report['cli_build_s'] / floor:.1f}× floor, "
           f"peak RSS {report['cli_peak_rss_mib']:.0f} MiB, loads {report['loadavg_before_runs']}")
+    floor_cpu = report["floor_cpu_s"]
     for mode in ("parallel", "serial"):
         stages = report[f"build_{mode}_stages_s"]
+        cpus = report[f"build_{mode}_stages_cpu_s"]
         total = report[f"build_{mode}_s"]
-        print(f"\n| build stage ({mode}) | s | × read+hash floor | share |")
-        print("|---|---:|---:|---:|")
+        print(f"\n| build stage ({mode}) | s | × read+hash floor | share | CPU s | CPU × floor CPU |")
+        print("|---|---:|---:|---:|---:|---:|")
         for label, sec in sorted(stages.items(), key=lambda kv: -kv[1]):
-            print(f"| {label} | {sec:.3f} | {sec / floor:.2f}× | {100 * sec / total:.0f} % |")
+            c = cpus.get(label, 0.0)
+            print(f"| {label} | {sec:.3f} | {sec / floor:.2f}× | {100 * sec / total:.0f} % | {c:.3f} | {c / floor_cpu:.2f}× |")
         print(f"| **build_index total** | **{total:.2f}** | **{total / floor:.1f}×** | |")
     b = report["bytes"]
     print(f"\n| SQLite object | table | MB | share | payload MB |   (file {b['file_bytes'] / 1e6:.1f} MB)")
@@ -349,7 +357,8 @@ def print_report(report: dict[str, Any]) -> None:
               f"(p95 {q['query_once_p95_ms']:.1f}), stat walk {q['stat_walk_ms']:.1f} ms, "
               f"{q['query_once_over_walk']:.2f}×; without walk p50 {q['no_walk_p50_ms']:.2f} / p95 {q['no_walk_p95_ms']:.2f} ms")
         for label, v in sorted(q["stages_ms"].items(), key=lambda kv: -kv[1]):
-            print(f"   {label:45} {v:9.3f} ms   (no walk: {q['no_walk_stages_ms'].get(label, 0.0):.3f})")
+            print(f"   {label:45} {v:9.3f} ms   (no walk: {q['no_walk_stages_ms'].get(label, 0.0):.3f}; "
+                  f"CPU {q['no_walk_stages_cpu_ms'].get(label, 0.0):.3f})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -363,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--query-runs", type=int, default=15)
     ap.add_argument("--no-walk-runs", type=int, default=300)
     ap.add_argument("--skip-build", action="store_true", help="only bytes and the question profile")
+    ap.add_argument("--skip-questions", action="store_true", help="only the build profile and bytes")
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -374,12 +384,14 @@ def main(argv: list[str] | None = None) -> int:
     cli = cli_command()
     floor_read_hash(root)  # warm the page cache
     stat_walk(root)
-    floors, walks, loads, cli_builds, cli_rss, par, ser = [], [], [], [], [], [], []
+    floors, floor_cpus, walks, loads, cli_builds, cli_rss, par, ser = [], [], [], [], [], [], [], []
     nbytes = 0
     runs = 0 if args.skip_build else args.runs
     for run in range(runs):
         loads.append(os.getloadavg()[0])
+        cpu = time.process_time()
         seconds, _, nbytes = floor_read_hash(root)
+        floor_cpus.append(time.process_time() - cpu)
         floors.append(seconds)
         began = time.perf_counter()
         stat_walk(root)
@@ -426,17 +438,25 @@ def main(argv: list[str] | None = None) -> int:
                 "build_serial_s": statistics.median(r["build_index_s"] for r in ser),
                 "build_parallel_stages_s": median_stages(par),
                 "build_serial_stages_s": median_stages(ser),
+                "build_parallel_stages_cpu_s": median_stages(par, "stages_cpu_s"),
+                "build_serial_stages_cpu_s": median_stages(ser, "stages_cpu_s"),
+                "floor_cpu_s": statistics.median(floor_cpus),
                 "instrumented_runs": par + ser,
             }
         )
     report["bytes"] = db_bytes(index)
     qs = questions_for(args.out, args.docs)
     report["loadavg_before_questions"] = os.getloadavg()[0]
-    report["questions"] = [profile_question(root, q, args.query_runs, args.no_walk_runs) for q in qs.values()]
+    report["questions"] = (
+        [] if args.skip_questions else [profile_question(root, q, args.query_runs, args.no_walk_runs) for q in qs.values()]
+    )
     report["loadavg_end"] = os.getloadavg()[0]
     report["code_changed_during_run"] = code_state() != state
     if runs:
         print_report(report)
+    else:
+        for q in report["questions"]:
+            print(json.dumps({k: v for k, v in q.items()}, ensure_ascii=False))
     path = args.json or args.out / f"profile_{args.docs}.json"
     path.write_text(json.dumps(report, ensure_ascii=False, indent=2))
     print(f"\nwrote {path}")

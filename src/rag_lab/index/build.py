@@ -82,12 +82,15 @@ class BuildSummary:
         if self.units:
             return None
         if not self.files:
-            return "the index holds 0 evidence units: the corpus has no documents/**/*.md and no images/**/*.png"
+            return (
+                "the index holds 0 evidence units: the corpus has no documents/**/*.md or *.txt "
+                "and no images/**/*.png"
+            )
         why = []
         if self.files_without_units:
             why.append(
                 f"{self.files_without_units} file(s) had no `字段：值` line (field, full-width colon U+FF1A, "
-                "value) under a `主题：…` line"
+                "value) under a `主题：…` line, no prose sentence and no table"
             )
         if self.errors:
             why.append(f"{len(self.errors)} file(s) failed")

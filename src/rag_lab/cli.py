@@ -97,6 +97,22 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _generator(args: argparse.Namespace) -> Any:
+    """``--generator composer`` (default) or ``openai:URL`` with ``--model``."""
+    spec = getattr(args, "generator", None) or "composer"
+    if spec == "composer":
+        if getattr(args, "model", None):
+            raise ConfigError("--model is for --generator openai:URL; the composer has no model")
+        return None
+    if spec.startswith("openai:"):
+        from rag_lab.generation.openai import ChatEndpointGenerator
+
+        if not getattr(args, "model", None):
+            raise ConfigError("--generator openai:URL needs --model NAME (the endpoint's model name)")
+        return ChatEndpointGenerator(spec.removeprefix("openai:"), args.model, timeout_s=args.timeout)
+    raise ConfigError(f"--generator {spec!r}: write composer or openai:URL (e.g. openai:http://127.0.0.1:8080/v1)")
+
+
 def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
     from rag_lab.retrieval import query_once
 
@@ -111,6 +127,7 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         dedup=not args.no_dedup,
         as_of=_as_of(args.as_of),
         principal=_principal(args),
+        generator=_generator(args),
     )
 
 
@@ -321,9 +338,22 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
     p.add_argument("--budget-unit", choices=("codepoints", "tokens"), default="codepoints")
     p.add_argument("--ordering", choices=("relevance", "by_slot", "ends"), default="relevance")
     p.add_argument("--no-dedup", action="store_true", help="keep byte-identical copies in the context")
+    _generator_options(p)
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
         _principal_options(p)
+
+
+def _generator_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--generator",
+        default="composer",
+        metavar="composer|openai:URL",
+        help="who writes the answer's text: the deterministic composer (default) or an "
+        "OpenAI-compatible chat endpoint, e.g. openai:http://127.0.0.1:8080/v1 (docs/generation.md)",
+    )
+    p.add_argument("--model", help="model name for --generator openai:URL")
+    p.add_argument("--timeout", type=float, default=60.0, help="endpoint timeout in seconds (default 60)")
 
 
 def _principal_options(p: argparse.ArgumentParser) -> None:

@@ -21,7 +21,7 @@ def quote_original(root: Path, cite: dict[str, Any]) -> str:
     return str(text[start:end])
 
 
-def render_citation(number: int, root: Path, cite: dict[str, Any]) -> list[str]:
+def render_citation(number: int | str, root: Path, cite: dict[str, Any]) -> list[str]:
     where = cite["source"] + (f":{cite['line']}" if cite.get("line") is not None else "")
     span = f" [{cite['span'][0]},{cite['span'][1]})" if cite.get("span") is not None else ""
     return [
@@ -30,20 +30,32 @@ def render_citation(number: int, root: Path, cite: dict[str, Any]) -> list[str]:
     ]
 
 
+def _refs(result: Result) -> dict[str, str]:
+    """evidence_id → the request id (``E1``) the verified text uses for it."""
+    refs: dict[str, str] = {}
+    for claim in result.get("claims") or []:
+        for ref, evidence_id in zip(claim.get("evidence", []), claim.get("evidence_ids", []), strict=False):
+            refs.setdefault(evidence_id, ref)
+    return refs
+
+
 def render_result(result: Result, root: Path) -> str:
+    """The verified ``text`` (with its ``[E1]`` markers), then each citation under its marker."""
     lines = []
+    text = result.get("text") or (result["answer"] if result["status"] == "answered" else result["message"])
     if result["status"] == "answered":
-        lines.append(f"answered: {result['answer']}")
+        lines.append(f"answered: {text}")
     else:
         label = result["status"] + (f" ({result['reason']})" if result["reason"] else "")
-        lines.append(f"{label}: {result['message']}")
-        if result.get("answer"):
+        lines.append(f"{label}: {text}")
+        if result.get("answer") and not result.get("text"):
             lines.append(f"answered part: {result['answer']}")
     for slot in result.get("slots", []):
         for side in slot.get("sides", []):
             lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
+    refs = _refs(result)
     for number, cite in enumerate(result["citations"], 1):
-        lines.extend(render_citation(number, root, cite))
+        lines.extend(render_citation(refs.get(cite["evidence_id"], number), root, cite))
     if result.get("clarification"):
         lines.append("  options: " + json.dumps(result["clarification"], ensure_ascii=False))
     return "\n".join(lines)

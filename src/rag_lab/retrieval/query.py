@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
+from rag_lab.generation import Generator
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
+from rag_lab.retrieval.generate import attach
 from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, check_budget, pack_context
 from rag_lab.retrieval.package import package_of
@@ -118,14 +120,21 @@ def query_once(
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
     principal: Principal | None = None,
+    generator: Generator | None = None,
 ) -> Result:
-    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6)."""
+    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6).
+
+    ``generator`` writes the answer's ``text`` and ``claims`` after the decision (default: the
+    deterministic composer); the verifier checks them (docs/generation.md).
+    """
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
-        return run_request(question, root, index, config, principal, lambda: check_freshness(root, index))
+        return run_request(
+            question, root, index, config, principal, lambda: check_freshness(root, index), generator
+        )
 
 
 def run_request(
@@ -135,6 +144,7 @@ def run_request(
     config: dict[str, Any],
     principal: Principal | None,
     freshness: Callable[[], Changes],
+    generator: Generator | None = None,
 ) -> Result:
     """The request steps over an open index; ``freshness`` says what changed on disk.
 
@@ -146,7 +156,7 @@ def run_request(
     changes = freshness()
     trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
     if changes.stale:
-        return stale_result(question, changes.paths(), changes.as_dict(), trace)
+        return attach(stale_result(question, changes.paths(), changes.as_dict(), trace), [], index, generator, trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
     candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(
@@ -154,4 +164,5 @@ def run_request(
     )
     kept = select_context(question, candidates, index, config, trace, parsed)
     day = date.fromisoformat(config["as_of"])
-    return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)
+    result = answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)
+    return attach(result, kept, index, generator, trace)  # generate + verify the text (docs/generation.md)

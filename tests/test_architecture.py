@@ -11,15 +11,18 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
+LAYERS = ["errors", "records", "data", "index", "generation", "retrieval", "evaluation", "render", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
     "records": {"errors"},
     "data": {"errors", "records"},
     "index": {"errors", "records", "data"},
-    "retrieval": {"errors", "records", "data", "index"},
-    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
+    # generation (generator protocol, composer, endpoint client, verifier) sees only the value types;
+    # the request hook in retrieval hands it the decided result and the evidence.
+    "generation": {"errors", "records"},
+    "retrieval": {"errors", "records", "data", "index", "generation"},
+    "evaluation": {"errors", "records", "data", "index", "generation", "retrieval", "demo"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
     "cli": set(LAYERS) - {"server"},

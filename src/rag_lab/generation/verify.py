@@ -121,18 +121,26 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
     return found
 
 
-def novelty(claim: str, stuff: str) -> float:
-    """Share of the claim's CJK characters in no two-character run of ``stuff`` and not frame."""
+def novelty(claim: str, stuff: str, names: tuple[str, ...] = ()) -> float:
+    """Share of the claim's CJK characters that are not frame, not inside an occurrence of one of
+    ``names`` (the unit's own subject, field and value, any length) and in no two-character run of
+    ``stuff``."""
     text = normalize(claim)
     for phrase in NO_DATE_PHRASES + FRAME_WORDS:
         text = text.replace(phrase, "")
+    covered = [False] * len(text)
+    for name in names:
+        start = text.find(name) if name else -1
+        while start >= 0:
+            covered[start : start + len(name)] = [True] * len(name)
+            start = text.find(name, start + 1)
     grams = {stuff[k : k + 2] for k in range(len(stuff) - 1)}
     cjk = [k for k, ch in enumerate(text) if _is_cjk(ch)]
     if not cjk:
         return 0.0
     novel = 0
     for k in cjk:
-        if text[k] in FRAME_CHARS:
+        if covered[k] or text[k] in FRAME_CHARS:
             continue
         if text[max(k - 1, 0) : k + 1] in grams or text[k : k + 2] in grams:
             continue
@@ -152,7 +160,8 @@ def supports(claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str]
                 missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
         elif fact.text not in stuff:
             missing.append(f"{fact.kind} '{fact.text}'")
-    share = novelty(claim, stuff)
+    names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
+    share = novelty(claim, stuff, names)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
     return not missing, missing

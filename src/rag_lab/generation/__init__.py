@@ -20,6 +20,7 @@ hook in ``retrieval/generate.py`` builds the request and records the events in t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -73,8 +74,12 @@ class Generator(Protocol):
 
 
 def language_of(question: str) -> str:
-    """``zh`` when the question holds a CJK character, else ``en``."""
-    return "zh" if any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in question) else "en"
+    """``en`` when the question is written in English around its names (at least two Latin words and
+    more Latin letters than half its CJK characters: ``What is 借阅台 开放时间?``), else ``zh``."""
+    cjk = sum(1 for ch in question if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    words = re.findall(r"[A-Za-z]{2,}", question)
+    letters = sum(len(w) for w in words)
+    return "en" if cjk == 0 or (len(words) >= 2 and letters > cjk / 2) else "zh"
 
 
 class RecordedGenerator:

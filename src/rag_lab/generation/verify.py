@@ -160,11 +160,23 @@ def supports(claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str]
                 missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
         elif fact.text not in stuff:
             missing.append(f"{fact.kind} '{fact.text}'")
+    missing.extend(dropped_negations(claim, unit))
     names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
     share = novelty(claim, stuff, names)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
     return not missing, missing
+
+
+def dropped_negations(claim: str, unit: Unit) -> list[str]:
+    """A negated phrase of the unit (``不开放``) whose words the claim repeats without the negation."""
+    text, value = normalize(claim), normalize(str(unit.get("value") or unit.get("text") or ""))
+    out = []
+    for k, ch in enumerate(value):
+        words = value[k + 1 : k + 3]
+        if ch in NEGATIONS_ZH and len(words) == 2 and words in text and ch + words not in text:
+            out.append(f"negation '{ch + words}' dropped")
+    return out
 
 
 @dataclass

@@ -169,24 +169,58 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from rag_lab.evaluation import evaluate_demo, evaluate_file, render_report
+def _generators(args: argparse.Namespace) -> list[Any]:
+    specs = args.generator or ["composer"]
+    out = []
+    for spec in specs:
+        one = argparse.Namespace(generator=spec, model=args.model if spec != "composer" else None, timeout=args.timeout)
+        out.append(_generator(one))
+    return out
 
-    if args.demo:
-        report = evaluate_demo()
-    else:
-        if args.root is None or args.questions is None:
-            raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
-        report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
+
+def _report_name(generator: Any) -> str:
+    return "composer" if generator is None else f"{generator.name}:{generator.url}#{generator.model}"
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rag_lab.evaluation import (
+        evaluate_demo,
+        evaluate_file,
+        load_packages,
+        render_comparison,
+        render_report,
+    )
+
+    packages = load_packages(args.packages) if args.packages else None
+    reports = []
+    for number, generator in enumerate(_generators(args)):
+        options: dict[str, Any] = {"generator": generator, "packages": packages}
+        if number == 0 and args.save_packages:
+            options["save_packages_to"] = args.save_packages
+        if args.demo:
+            report = evaluate_demo(**options)
+        else:
+            if args.root is None or args.questions is None:
+                raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
+            report = evaluate_file(
+                args.root, args.questions, index_path=args.index, principal=_principal(args), **options
+            )
+        report["claims"]["generator"] = _report_name(generator)
+        reports.append(report)
+    report = reports[0]
     if args.json:
-        _emit_json(report)
+        _emit_json(report if len(reports) == 1 else {"generators": reports})
     else:
-        print(render_report(report))
+        print("\n\n".join(render_report(r) for r in reports))
+        if len(reports) > 1:
+            print("\n" + render_comparison(reports))
     below = []
-    if args.min_coverage is not None and report["answerable_coverage"] < args.min_coverage:
-        below.append(f"answerable_coverage {report['answerable_coverage']} < {args.min_coverage}")
-    if args.max_unsupported is not None and report["unsupported_answers"]["count"] > args.max_unsupported:
-        below.append(f"unsupported_answers {report['unsupported_answers']['count']} > {args.max_unsupported}")
+    for r in reports:
+        name = r["claims"]["generator"] + ": " if len(reports) > 1 else ""
+        if args.min_coverage is not None and r["answerable_coverage"] < args.min_coverage:
+            below.append(f"{name}answerable_coverage {r['answerable_coverage']} < {args.min_coverage}")
+        if args.max_unsupported is not None and r["unsupported_answers"]["count"] > args.max_unsupported:
+            below.append(f"{name}unsupported_answers {r['unsupported_answers']['count']} > {args.max_unsupported}")
     for line in below:
         print(f"below the bar: {line}", file=sys.stderr)
     return EXIT_BELOW_BAR if below else EXIT_OK
@@ -295,7 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a question set and report answering and refusing separately",
         formatter_class=fmt,
         description="Evaluate a corpus with a JSONL question set (docs/evaluation.md).\n\nExamples:\n"
-        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9",
+        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9\n"
+        "  rag-lab eval ./corpus q.jsonl --save-packages p.jsonl\n"
+        "  rag-lab eval ./corpus q.jsonl --packages p.jsonl --generator composer "
+        "--generator openai:http://127.0.0.1:8080/v1 --model qwen",
     )
     p.add_argument("root", nargs="?")
     p.add_argument("questions", nargs="?")
@@ -304,6 +341,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--min-coverage", type=float, help="exit 4 when answerable coverage is below this")
     p.add_argument("--max-unsupported", type=int, help="exit 4 when more unsupported answers than this")
+    p.add_argument(
+        "--generator",
+        action="append",
+        metavar="composer|openai:URL",
+        help="generator to evaluate (repeat to compare several; default composer)",
+    )
+    p.add_argument("--model", help="model name for openai:URL generators")
+    p.add_argument("--timeout", type=float, default=60.0, help="endpoint timeout in seconds (default 60)")
+    p.add_argument("--save-packages", metavar="FILE", help="write each question's trace (fixed evidence) to FILE")
+    p.add_argument(
+        "--packages", metavar="FILE", help="replay the saved packages of FILE instead of retrieving (no re-ranking)"
+    )
     _principal_options(p)
     p.set_defaults(func=cmd_eval)
 

@@ -7,6 +7,35 @@ from typing import Any
 from rag_lab.evaluation.run import STATUSES
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def claim_lines(claims: dict[str, Any]) -> list[str]:
+    ids, sup = claims["resolvable_ids"], claims["supported_claims"]
+    return [
+        f"generator           : {claims['generator']}",
+        f"resolvable ids      : {ids['resolved']}/{ids['cited']} ({_rate(ids['rate'])})",
+        f"supported claims    : {sup['supported']}/{claims['claims']} ({_rate(sup['rate'])})",
+        f"weighted coverage   : {_rate(claims['weighted_coverage'])}",
+        "repairs             : " + (" ".join(f"{k}={v}" for k, v in claims["repairs"].items()) or "none")
+        + f"  refused by verifier: {claims['refused_by_verifier']}",
+    ]
+
+
+def render_comparison(reports: list[dict[str, Any]]) -> str:
+    """One row per generator: claim metrics next to the refusal outcomes, on the same packages."""
+    lines = [f"{'generator':<40} {'ok':>4} {'unsup.ans':>9} {'wrong.ref':>9} {'ids':>7} {'claims':>7} {'coverage':>8}"]
+    for r in reports:
+        c = r["claims"]
+        lines.append(
+            f"{c['generator']:<40} {r['ok']:>4} {r['unsupported_answers']['count']:>9} "
+            f"{r['wrong_refusals']['count']:>9} {_rate(c['resolvable_ids']['rate']):>7} "
+            f"{_rate(c['supported_claims']['rate']):>7} {_rate(c['weighted_coverage']):>8}"
+        )
+    return "\n".join(lines)
+
+
 def render_report(report: dict[str, Any]) -> str:
     lines = [
         f"question set: {report['questions']}  ({report['total']} questions, {report['ok']} as expected)",
@@ -27,6 +56,7 @@ def render_report(report: dict[str, Any]) -> str:
         f"citation validity   : {cv['valid']}/{cv['checked']} ({cv['rate']:.4f})",
         f"citation support    : {cs['supporting']}/{cs['checked']} ({cs['rate']:.4f})",
         "counters            : " + " ".join(f"{k}={v}" for k, v in report["counters"].items()),
+        *claim_lines(report["claims"]),
         "",
         f"{'category':<28} {'ok':>4} {'total':>6}",
     ]

@@ -51,9 +51,9 @@ def user_prompt(request: GenerationRequest) -> str:
     lines = [f"Question: {request.question}", f"Decision (made by code, final): {decision.get('status')}"]
     for slot in decision.get("slots") or []:
         if slot.get("status") == "answered":
-            lines.append(f"- answered: {slot['subject']} {slot['field']} = {slot.get('answer')}")
+            lines.append(f"- answered: {slot['subject']} / {slot['field']} = {slot.get('answer')}")
         else:
-            lines.append(f"- not answered: {slot['subject']} {slot['field']} ({slot.get('reason')})")
+            lines.append(f"- not answered: {slot['subject']} / {slot['field']} ({slot.get('reason')})")
     lines += ["Write claims for the answered items only.", "", request.package]
     return "\n".join(lines)
 

@@ -57,9 +57,14 @@ def saved_generator(saved: dict[str, Any]) -> Generator | None:
 
 
 def replay(
-    saved: dict[str, Any], root: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None
+    saved: dict[str, Any],
+    root: str | os.PathLike[str],
+    index_path: str | os.PathLike[str] | None = None,
+    *,
+    generator: Generator | None = None,
 ) -> Result:
-    """Recompute the result of a saved trace (see module docstring)."""
+    """Recompute the result of a saved trace (see module docstring). ``generator`` replaces the
+    saved run's generator (evaluation on fixed packages); by default the saved one is replayed."""
     question, config = saved.get("question"), saved.get("config")
     retrieved = _event(saved, "retrieve")
     if not isinstance(question, str) or not isinstance(config, dict) or retrieved is None:
@@ -98,7 +103,7 @@ def replay(
             as_of=as_of,
             trace=trace,
         )
-        return attach(result, kept, source, saved_generator(saved), trace)
+        return attach(result, kept, source, generator or saved_generator(saved), trace)
     finally:
         if index is not None:
             index.close()

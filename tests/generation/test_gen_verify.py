@@ -212,3 +212,16 @@ def test_a_recorded_generator_replays_the_raw_output() -> None:
     recorded = RecordedGenerator({"generator": "openai", "model": "m", "raw": '[{"text": "甲。", "evidence": ["E1"]}]'})
     draft = recorded.generate(request([LIB]))
     assert draft.claims == [{"text": "甲。", "evidence": ["E1"]}] and draft.meta["replayed"] is True
+
+
+def test_composer_quotes_a_prose_unit_verbatim() -> None:
+    sentence = {"evidence_id": "ev_s", "source": "documents/p.md", "sha256": "0" * 64, "span": [0, 20],
+                "text": "借阅台每周二至周五十四点开放。", "value": "借阅台每周二至周五十四点开放。", "kind": "sentence",
+                "modality": "text", "title": "图书馆"}
+    decision = {"status": "answered", "slots": [{"subject": "借阅台", "field": "开放", "status": "answered",
+                                                 "answer": sentence["value"], "citations": [{"evidence_id": "ev_s"}]}]}
+    req = GenerationRequest("借阅台什么时候开放", "zh", decision, [EvidenceRef("E1", sentence, True)], "")
+    [part] = parts(req)
+    assert (part.text, part.evidence) == ("借阅台每周二至周五十四点开放。", ["E1"])
+    verified = check_claims(req, [{"text": part.text, "evidence": part.evidence}], "composer")
+    assert verified.claims[0].supported and verified.unsupported_keys == [] and verified.coverage == 1.0

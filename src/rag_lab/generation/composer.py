@@ -45,6 +45,9 @@ def _slot_claims(request: GenerationRequest, slot: dict[str, Any], zh: bool) -> 
     if refs and all(r.unit.get("modality") == "image" for r in refs):
         return [Part("claim", _end(f"{r.unit['source']}：{r.unit['text']}", zh), [r.ref], True) for r in refs]
     subject, name, value = slot["subject"], slot["field"], str(slot.get("answer") or "")
+    if refs and all(not r.unit.get("field") for r in refs):
+        # prose units (a sentence, not a field line): the answer is the verbatim sentence itself
+        return [Part("claim", value, [r.ref for r in refs], True)]
     text = f"{subject}的{name}是{value}" if zh else f"{subject} {name}: {value}"
     return [Part("claim", _end(text, zh), [r.ref for r in refs], True)]
 

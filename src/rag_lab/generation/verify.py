@@ -148,11 +148,13 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = ()) -> float:
     return novel / len(cjk)
 
 
-def supports(claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str]) -> tuple[bool, list[str]]:
-    """``(M_ij, what is missing)`` for one claim and one unit."""
+def supports(
+    claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str], stuff: str | None = None
+) -> tuple[bool, list[str]]:
+    """``(M_ij, what is missing)`` for one claim and one unit (``stuff``: its :func:`material`)."""
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
-    stuff = material(unit)
+    stuff = material(unit) if stuff is None else stuff
     missing = []
     for fact in facts:
         if fact.kind == "no_date":
@@ -270,6 +272,7 @@ def check_claims(request: GenerationRequest, drafted: list[dict[str, Any]], orig
     vocabulary = _vocabulary(request)
     keys = key_values(request)
     protected = [str(e.unit.get("value") or "") for e in request.evidence]
+    materials = {e.ref: material(e.unit) for e in request.evidence}
     checked: list[CheckedClaim] = []
     events: list[dict[str, Any]] = []
     for number, draft in enumerate(drafted):
@@ -280,7 +283,7 @@ def check_claims(request: GenerationRequest, drafted: list[dict[str, Any]], orig
             events.append({"step": "repair", "action": "reject_id", "origin": origin, "id": bad,
                            "detail": "not an evidence id of this request's package"})
         for sentence in split_sentences(str(draft.get("text", "")), protected) or [""]:
-            claim = _check(request, sentence, valid, rejected, by_ref, vocabulary, keys)
+            claim = _check(request, sentence, valid, rejected, by_ref, vocabulary, keys, materials)
             claim.draft = number
             checked.append(claim)
     for claim in checked:
@@ -302,12 +305,15 @@ def _check(
     by_ref: dict[str, Any],
     vocabulary: list[str],
     keys: dict[int, list[tuple[str, list[str]]]],
+    materials: dict[str, str],
 ) -> CheckedClaim:
     facts = facts_of(sentence, vocabulary)
     row: dict[str, bool] = {}
     why: dict[str, list[str]] = {}
     for ref in request.evidence:
-        row[ref.ref], why[ref.ref] = supports(sentence, facts, ref.unit, request.reserved_fields)
+        row[ref.ref], why[ref.ref] = supports(
+            sentence, facts, ref.unit, request.reserved_fields, materials.get(ref.ref)
+        )
     by_cited = [r for r in valid if row[r]]
     stated: list[int] = []
     text = normalize(sentence)

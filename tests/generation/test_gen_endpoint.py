@@ -161,6 +161,21 @@ def test_the_endpoint_cannot_turn_a_refusal_into_an_answer(corpus: Path) -> None
     assert all("（" in c["text"] for c in result["claims"])  # only the composer's side claims
 
 
+def test_the_endpoint_cannot_answer_the_unanswered_slot_of_a_partial(corpus: Path) -> None:
+    def reply(body: dict[str, Any]) -> str:
+        refs = package_refs(body)
+        return claims((RIGHT, [refs[OPEN]]), ("测试台的开放时间是周三上午九点。", [refs["开放时间：周三上午九点。"]]))
+
+    with serve(reply) as endpoint:
+        result = ask(corpus, endpoint.url, question="借阅台 和 测试台 的 开放时间")
+    assert (result["status"], result["reason"]) == ("partial", "partial_support")
+    model_claims = result["claims"][:2]
+    assert [c["supported"] for c in model_claims] == [True, False]
+    assert "did not answer" in model_claims[1]["missing"][0]
+    assert result["text"].startswith(RIGHT) and "测试台的开放时间来源不一致" in result["text"]
+    assert "[E" in result["text"].split("来源不一致", 1)[1]  # the composer's side claims still cite both sides
+
+
 def test_plain_text_with_inline_markers_is_split_into_claims(corpus: Path) -> None:
     def reply(body: dict[str, Any]) -> str:
         refs = package_refs(body)

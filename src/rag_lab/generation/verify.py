@@ -266,8 +266,24 @@ class Verified:
     coverage: float | None
 
 
-def check_claims(request: GenerationRequest, drafted: list[dict[str, Any]], origin: str) -> Verified:
-    """Split, resolve ids, compute each claim's support row, weigh, record repairs."""
+def unanswered_units(request: GenerationRequest) -> set[str]:
+    """Refs of the units of slots the decision did not answer (a conflict's sides, retired units)."""
+    keys = {(s.get("subject"), s.get("field")) for s in request.decision.get("slots") or []
+            if s.get("status") != "answered"}
+    cited = {c.get("evidence_id") for s in request.decision.get("slots") or [] if s.get("status") != "answered"
+             for c in s.get("citations", [])}
+    return {e.ref for e in request.evidence
+            if (e.unit.get("subject"), e.unit.get("field")) in keys or e.unit.get("evidence_id") in cited}
+
+
+def check_claims(
+    request: GenerationRequest, drafted: list[dict[str, Any]], origin: str, guarded: int = 0
+) -> Verified:
+    """Split, resolve ids, compute each claim's support row, weigh, record repairs.
+
+    The first ``guarded`` drafted claims are a generator's: they may not cite a unit of a slot
+    the decision left unanswered (that would answer it), so such a claim is unsupported."""
+    off_limits = unanswered_units(request) if guarded else set()
     by_ref = {e.ref: e for e in request.evidence}
     vocabulary = _vocabulary(request)
     keys = key_values(request)
@@ -285,6 +301,10 @@ def check_claims(request: GenerationRequest, drafted: list[dict[str, Any]], orig
         for sentence in split_sentences(str(draft.get("text", "")), protected) or [""]:
             claim = _check(request, sentence, valid, rejected, by_ref, vocabulary, keys, materials)
             claim.draft = number
+            trespass = [r for r in valid if r in off_limits] if number < guarded else []
+            if trespass:
+                claim.supported, claim.keys = False, []
+                claim.missing = [f"cites {trespass}, units of a slot the decision did not answer"]
             checked.append(claim)
     for claim in checked:
         if not claim.supported:

@@ -95,7 +95,8 @@ def attach(
     drafted = [s if isinstance(s, list) else [{"text": s.text, "evidence": s.evidence}] for s in sequence
                if isinstance(s, list) or s.kind == "claim"]
     flat = [c for group in drafted for c in group]
-    verified = check_claims(request, flat, generator.name if answering else "composer")
+    guarded = len(draft.claims) if answering and draft is not None and generator.name != "composer" else 0
+    verified = check_claims(request, flat, generator.name if answering else "composer", guarded)
     for event in verified.events:
         trace.add(**event)
     text = _text(sequence, verified.claims, request.language)

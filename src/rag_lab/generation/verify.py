@@ -121,7 +121,11 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
     return found
 
 
-def novelty(claim: str, stuff: str, names: tuple[str, ...] = ()) -> float:
+def bigrams(stuff: str) -> frozenset[str]:
+    return frozenset(stuff[k : k + 2] for k in range(len(stuff) - 1))
+
+
+def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozenset[str] | None = None) -> float:
     """Share of the claim's CJK characters that are not frame, not inside an occurrence of one of
     ``names`` (the unit's own subject, field and value, any length) and in no two-character run of
     ``stuff``."""
@@ -134,7 +138,7 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = ()) -> float:
         while start >= 0:
             covered[start : start + len(name)] = [True] * len(name)
             start = text.find(name, start + 1)
-    grams = {stuff[k : k + 2] for k in range(len(stuff) - 1)}
+    grams = bigrams(stuff) if grams is None else grams
     cjk = [k for k, ch in enumerate(text) if _is_cjk(ch)]
     if not cjk:
         return 0.0
@@ -149,9 +153,15 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = ()) -> float:
 
 
 def supports(
-    claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str], stuff: str | None = None
+    claim: str,
+    facts: list[Fact],
+    unit: Unit,
+    reserved: frozenset[str],
+    stuff: str | None = None,
+    grams: frozenset[str] | None = None,
 ) -> tuple[bool, list[str]]:
-    """``(M_ij, what is missing)`` for one claim and one unit (``stuff``: its :func:`material`)."""
+    """``(M_ij, what is missing)`` for one claim and one unit (``stuff``/``grams``: its
+    :func:`material` and that text's :func:`bigrams`, when already computed)."""
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
     stuff = material(unit) if stuff is None else stuff
@@ -164,7 +174,7 @@ def supports(
             missing.append(f"{fact.kind} '{fact.text}'")
     missing.extend(dropped_negations(claim, unit))
     names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
-    share = novelty(claim, stuff, names)
+    share = novelty(claim, stuff, names, grams)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
     return not missing, missing
@@ -288,7 +298,7 @@ def check_claims(
     vocabulary = _vocabulary(request)
     keys = key_values(request)
     protected = [str(e.unit.get("value") or "") for e in request.evidence]
-    materials = {e.ref: material(e.unit) for e in request.evidence}
+    materials = {e.ref: (m, bigrams(m)) for e in request.evidence for m in [material(e.unit)]}
     checked: list[CheckedClaim] = []
     events: list[dict[str, Any]] = []
     for number, draft in enumerate(drafted):
@@ -325,14 +335,14 @@ def _check(
     by_ref: dict[str, Any],
     vocabulary: list[str],
     keys: dict[int, list[tuple[str, list[str]]]],
-    materials: dict[str, str],
+    materials: dict[str, tuple[str, frozenset[str]]],
 ) -> CheckedClaim:
     facts = facts_of(sentence, vocabulary)
     row: dict[str, bool] = {}
     why: dict[str, list[str]] = {}
     for ref in request.evidence:
         row[ref.ref], why[ref.ref] = supports(
-            sentence, facts, ref.unit, request.reserved_fields, materials.get(ref.ref)
+            sentence, facts, ref.unit, request.reserved_fields, *materials[ref.ref]
         )
     by_cited = [r for r in valid if row[r]]
     stated: list[int] = []

@@ -97,7 +97,7 @@ def _slot_note(slot: dict[str, Any], zh: bool) -> str:
 def _whole_note(decision: dict[str, Any], zh: bool) -> str:
     reason, clar = str(decision.get("reason")), decision.get("clarification") or {}
     if reason == "index_stale":
-        return "建立索引之后资料已改变；请先运行 rag-lab index ROOT 重建索引。" if zh else (
+        return "建立索引之后资料已改变；请先运行 `rag-lab index ROOT` 重建索引。" if zh else (
             "The corpus changed since the index was built; rebuild it with `rag-lab index ROOT`.")
     if reason == "source_verification_failed":
         failure = decision.get("verification_failure") or {}

@@ -11,7 +11,10 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "limits", "neural", "data", "index", "answering", "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo"]
+LAYERS = [
+    "errors", "records", "limits", "neural", "data", "index", "answering", "generation", "retrieval",
+    "evaluation", "render", "integrations", "cli", "server", "demo",
+]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
@@ -22,8 +25,11 @@ ALLOWED = {
     "index": {"errors", "records", "data", "limits", "neural"},
     # answering: the per-kind decisions that retrieval/answer.py dispatches to (no I/O of its own)
     "answering": {"errors", "records", "data", "index", "limits", "neural"},
-    "retrieval": {"errors", "records", "data", "index", "answering", "limits", "neural"},
-    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo", "limits"},
+    # generation (generator protocol, composer, endpoint client, verifier) sees only the value types;
+    # the request hook in retrieval hands it the decided result and the evidence.
+    "generation": {"errors", "records"},
+    "retrieval": {"errors", "records", "data", "index", "answering", "generation", "limits", "neural"},
+    "evaluation": {"errors", "records", "data", "index", "generation", "retrieval", "demo", "limits"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
     "integrations": {"errors", "records", "data", "index", "retrieval", "limits"},

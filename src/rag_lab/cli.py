@@ -168,6 +168,22 @@ def _question(args: argparse.Namespace) -> str:
     return question
 
 
+def _generator(args: argparse.Namespace) -> Any:
+    """``--generator composer`` (default) or ``openai:URL`` with ``--model``."""
+    spec = getattr(args, "generator", None) or "composer"
+    if spec == "composer":
+        if getattr(args, "model", None):
+            raise ConfigError("--model is for --generator openai:URL; the composer has no model")
+        return None
+    if spec.startswith("openai:"):
+        from rag_lab.generation.openai import ChatEndpointGenerator
+
+        if not getattr(args, "model", None):
+            raise ConfigError("--generator openai:URL needs --model NAME (the endpoint's model name)")
+        return ChatEndpointGenerator(spec.removeprefix("openai:"), args.model, timeout_s=args.timeout)
+    raise ConfigError(f"--generator {spec!r}: write composer or openai:URL (e.g. openai:http://127.0.0.1:8080/v1)")
+
+
 def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
     from rag_lab.retrieval import query_once
 
@@ -183,6 +199,7 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         as_of=_as_of(args.as_of),
         principal=_principal(args),
         retrieval=getattr(args, "retrieval", "lexical"),
+        generator=_generator(args),
     )
 
 
@@ -259,31 +276,66 @@ def _demo_prose(args: argparse.Namespace, root: Path, notes: TextIO) -> list[dic
     return results
 
 
+def _generators(args: argparse.Namespace) -> list[Any]:
+    specs = args.generator or ["composer"]
+    out = []
+    for spec in specs:
+        one = argparse.Namespace(generator=spec, model=args.model if spec != "composer" else None, timeout=args.timeout)
+        out.append(_generator(one))
+    return out
+
+
+def _report_name(generator: Any) -> str:
+    return "composer" if generator is None else f"{generator.name}:{generator.url}#{generator.model}"
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    from rag_lab.evaluation import evaluate_demo, evaluate_file, render_report
+    from rag_lab.evaluation import (
+        evaluate_demo,
+        evaluate_file,
+        load_packages,
+        render_comparison,
+        render_report,
+    )
     from rag_lab.evaluation.gate import compare_evidence, load_evidence, save_evidence
 
     baseline = load_evidence(args.compare_evidence) if args.compare_evidence else None
-    sets: dict[str, Any] = {}
-    if args.demo or args.demo_prose:
-        report = evaluate_demo(prose=args.demo_prose, evidence=sets)
-    else:
-        if args.root is None or args.questions is None:
-            raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
-        report = evaluate_file(
-            args.root, args.questions, index_path=args.index, principal=_principal(args), evidence=sets
-        )
+    packages = load_packages(args.packages) if args.packages else None
+    sets: dict[str, Any] = {}  # the evidence sets of the first generator's run (release gate)
+    reports = []
+    for number, generator in enumerate(_generators(args)):
+        options: dict[str, Any] = {"generator": generator, "packages": packages}
+        if number == 0:
+            options["evidence"] = sets
+            if args.save_packages:
+                options["save_packages_to"] = args.save_packages
+        if args.demo or args.demo_prose:
+            report = evaluate_demo(prose=args.demo_prose, **options)
+        else:
+            if args.root is None or args.questions is None:
+                raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
+            report = evaluate_file(
+                args.root, args.questions, index_path=args.index, principal=_principal(args), **options
+            )
+        report["claims"]["generator"] = _report_name(generator)
+        report["bars"] = check_bars(report, {bar.option: getattr(args, bar.dest) for bar in BARS})
+        reports.append(report)
+    report = reports[0]
     if args.save_evidence:
         save_evidence(args.save_evidence, report["questions"], sets)
-    report["bars"] = check_bars(report, {bar.option: getattr(args, bar.dest) for bar in BARS})
     if args.json:
-        _emit_json(report)
+        _emit_json(report if len(reports) == 1 else {"generators": reports})
     else:
-        print(render_report(report))
-    for checked in report["bars"]:
-        if checked["outcome"] != BarOutcome.MET:
-            print(describe(checked), file=sys.stderr)
-    below = any(c["outcome"] == BarOutcome.MISSED for c in report["bars"])
+        print("\n\n".join(render_report(r) for r in reports))
+        if len(reports) > 1:
+            print("\n" + render_comparison(reports))
+    below = False
+    for r in reports:
+        name = r["claims"]["generator"] + ": " if len(reports) > 1 else ""
+        for checked in r["bars"]:
+            if checked["outcome"] != BarOutcome.MET:
+                print(name + describe(checked), file=sys.stderr)
+        below = below or any(c["outcome"] == BarOutcome.MISSED for c in r["bars"])
     if baseline is not None:
         failures, evidence_notes = compare_evidence(baseline, sets)
         for line in evidence_notes:
@@ -432,7 +484,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
         description="Evaluate a corpus with a JSONL question set (docs/evaluation.md).\n\nExamples:\n"
         "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9\n"
-        "  rag-lab eval ./corpus q.jsonl --save-evidence sets.json   # later: --compare-evidence sets.json",
+        "  rag-lab eval ./corpus q.jsonl --save-evidence sets.json   # later: --compare-evidence sets.json\n"
+        "  rag-lab eval ./corpus q.jsonl --save-packages p.jsonl\n"
+        "  rag-lab eval ./corpus q.jsonl --packages p.jsonl --generator composer "
+        "--generator openai:http://127.0.0.1:8080/v1 --model qwen",
     )
     p.add_argument("root", nargs="?")
     p.add_argument("questions", nargs="?")
@@ -448,6 +503,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     for bar in BARS:  # a bar on a metric with nothing to count is reported as not applicable
         p.add_argument(bar.option, type=bar.parse, help=bar.help)
+    p.add_argument(
+        "--generator",
+        action="append",
+        metavar="composer|openai:URL",
+        help="generator to evaluate (repeat to compare several; default composer)",
+    )
+    p.add_argument("--model", help="model name for openai:URL generators")
+    p.add_argument("--timeout", type=float, default=60.0, help="endpoint timeout in seconds (default 60)")
+    p.add_argument("--save-packages", metavar="FILE", help="write each question's trace (fixed evidence) to FILE")
+    p.add_argument(
+        "--packages", metavar="FILE", help="replay the saved packages of FILE instead of retrieving (no re-ranking)"
+    )
     _principal_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -523,9 +590,22 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
         default="lexical",
         help="lexical (BM25, default) or fused with dense vectors (index built with --vectors)",
     )
+    _generator_options(p)
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
         _principal_options(p)
+
+
+def _generator_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--generator",
+        default="composer",
+        metavar="composer|openai:URL",
+        help="who writes the answer's text: the deterministic composer (default) or an "
+        "OpenAI-compatible chat endpoint, e.g. openai:http://127.0.0.1:8080/v1 (docs/generation.md)",
+    )
+    p.add_argument("--model", help="model name for --generator openai:URL")
+    p.add_argument("--timeout", type=float, default=60.0, help="endpoint timeout in seconds (default 60)")
 
 
 def _principal_options(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,8 @@ Exceptions are for bad input, a broken index or a bug. A refusal is a *result*
     ├── QuestionError        a question is empty, too long or holds control characters
     ├── ConfigError          a setting is out of range (budget, top_k, date, principal)
     ├── QuestionSetError     an evaluation question file is malformed (file and line)
-    └── TraceError           a saved trace cannot be replayed
+    ├── TraceError           a saved trace cannot be replayed
+    └── GenerationError      a generator endpoint failed (unreachable, timeout, oversized reply)
 
 Every message says what failed, where, and how to fix it.
 """
@@ -55,9 +56,14 @@ class TraceError(RagLabError):
     """A saved trace cannot be replayed."""
 
 
+class GenerationError(RagLabError):
+    """A generator could not produce a draft: its endpoint failed, timed out or sent no completion."""
+
+
 __all__ = [
     "ConfigError",
     "CorpusError",
+    "GenerationError",
     "IndexError_",
     "QuestionError",
     "QuestionSetError",

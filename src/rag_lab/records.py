@@ -56,6 +56,7 @@ class Reason(StrEnum):
     PARTIAL_SUPPORT = "partial_support"
     VALIDITY_UNREADABLE = "validity_unreadable"
     INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+    UNSUPPORTED_CLAIM = "unsupported_claim"
 
 
 class Modality(StrEnum):

@@ -27,7 +27,7 @@ def quote_original(root: Path, cite: dict[str, Any], texts: dict[str, str] | Non
 
 
 def render_citation(
-    number: int, root: Path, cite: dict[str, Any], texts: dict[str, str] | None = None
+    number: int | str, root: Path, cite: dict[str, Any], texts: dict[str, str] | None = None
 ) -> list[str]:
     where = cite["source"] + (f":{cite['line']}" if cite.get("line") is not None else "")
     span = f" [{cite['span'][0]},{cite['span'][1]})" if cite.get("span") is not None else ""
@@ -41,6 +41,8 @@ def render_citation(
 SUPPORT_WORDS = {
     "verbatim_line": "the value is quoted exactly from that line",
     "remeasured_pixels": "the image's pixels were measured again and match",
+    "verbatim_sentence": "the answer is quoted exactly from that sentence",
+    "verbatim_cell": "the value is quoted exactly from that table cell",
 }
 
 
@@ -57,21 +59,33 @@ def citation_legend(citations: list[dict[str, Any]]) -> str:
     return "  legend: " + " · ".join(parts)
 
 
+def _refs(result: Result) -> dict[str, str]:
+    """evidence_id → the request id (``E1``) the verified text uses for it."""
+    refs: dict[str, str] = {}
+    for claim in result.get("claims") or []:
+        for ref, evidence_id in zip(claim.get("evidence", []), claim.get("evidence_ids", []), strict=False):
+            refs.setdefault(evidence_id, ref)
+    return refs
+
+
 def render_result(result: Result, root: Path) -> str:
+    """The verified ``text`` (with its ``[E1]`` markers), then each citation under its marker."""
     lines = []
+    text = result.get("text") or (result["answer"] if result["status"] == "answered" else result["message"])
     if result["status"] == "answered":
-        lines.append(f"answered: {result['answer']}")
+        lines.append(f"answered: {text}")
     else:
         label = result["status"] + (f" ({result['reason']})" if result["reason"] else "")
-        lines.append(f"{label}: {result['message']}")
-        if result.get("answer"):
+        lines.append(f"{label}: {text}")
+        if result.get("answer") and not result.get("text"):
             lines.append(f"answered part: {result['answer']}")
     for slot in result.get("slots", []):
         for side in slot.get("sides", []):
             lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
+    refs = _refs(result)
     texts: dict[str, str] = {}
     for number, cite in enumerate(result["citations"], 1):
-        lines.extend(render_citation(number, root, cite, texts))
+        lines.extend(render_citation(refs.get(cite["evidence_id"], number), root, cite, texts))
     if result["citations"]:
         lines.append(citation_legend(result["citations"]))
     if result.get("clarification"):

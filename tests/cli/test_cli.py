@@ -46,15 +46,18 @@ def test_ask_answer_prints_value_and_citation_line(root: Path, capsys: pytest.Ca
     code, out, _ = run(capsys, "ask", str(root), "借阅台 开放时间")
     lines = out.splitlines()
     assert code == 0
-    assert lines[0] == "answered: 周二至周五十四点到十七点。"
-    assert lines[1].startswith("  [1] documents/library.md:6 [43,61) ")
+    assert lines[0] == "answered: 借阅台的开放时间是周二至周五十四点到十七点。[E1]"
+    assert lines[1].startswith("  [E1] documents/library.md:6 [43,61) ")
     assert lines[2].strip() == "开放时间：周二至周五十四点到十七点。"
 
 
 def test_ask_refusal_exit_code_and_plain_sentence(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "ask", str(root), "测试台 开放时间")
     assert code == 3
-    assert out.startswith("refused (conflicting_evidence): The sources disagree on 测试台 开放时间")
+    assert out.startswith(
+        "refused (conflicting_evidence): 测试台的开放时间来源不一致，无法确定，没有哪一份优先："
+        "documents/test_bench_a.md（未注明生效日期）写测试台的开放时间是周三上午九点。[E1]"
+    )
 
 
 def test_ask_json_is_exactly_the_result_and_matches_golden(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,7 +120,7 @@ def test_demo_runs_from_an_installed_console_script() -> None:
         [sys.executable, "-m", "rag_lab.cli", "demo"], capture_output=True, text=True, timeout=120, check=False
     )
     assert completed.returncode == 0, completed.stderr
-    assert "answered: 周二至周五十四点到十七点。" in completed.stdout
+    assert "answered: 借阅台的开放时间是周二至周五十四点到十七点。[E1]" in completed.stdout
     assert "refused (conflicting_evidence)" in completed.stdout
     assert "refused (unsupported_attribute)" in completed.stdout
     # the prose demo: a verbatim sentence, a conflict between independent sources, a refusal

@@ -32,6 +32,35 @@ def _outcome(status: str, reason: str | None, answer: Any) -> str:
     return text if answer is None else f"{text} {_value(answer)}"
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def claim_lines(claims: dict[str, Any]) -> list[str]:
+    ids, sup = claims["resolvable_ids"], claims["supported_claims"]
+    return [
+        f"generator           : {claims['generator']}",
+        f"resolvable ids      : {ids['resolved']}/{ids['cited']} ({_rate(ids['rate'])})",
+        f"supported claims    : {sup['supported']}/{claims['claims']} ({_rate(sup['rate'])})",
+        f"weighted coverage   : {_rate(claims['weighted_coverage'])}",
+        "repairs             : " + (" ".join(f"{k}={v}" for k, v in claims["repairs"].items()) or "none")
+        + f"  refused by verifier: {claims['refused_by_verifier']}",
+    ]
+
+
+def render_comparison(reports: list[dict[str, Any]]) -> str:
+    """One row per generator: claim metrics next to the refusal outcomes, on the same packages."""
+    lines = [f"{'generator':<40} {'ok':>4} {'unsup.ans':>9} {'wrong.ref':>9} {'ids':>7} {'claims':>7} {'coverage':>8}"]
+    for r in reports:
+        c = r["claims"]
+        lines.append(
+            f"{c['generator']:<40} {r['ok']:>4} {r['unsupported_answers']['count']:>9} "
+            f"{r['wrong_refusals']['count']:>9} {_rate(c['resolvable_ids']['rate']):>7} "
+            f"{_rate(c['supported_claims']['rate']):>7} {_rate(c['weighted_coverage']):>8}"
+        )
+    return "\n".join(lines)
+
+
 def render_report(report: dict[str, Any]) -> str:
     lines = [
         f"question set: {report['questions']}  ({report['total']} questions, {report['ok']} as expected)",
@@ -56,6 +85,7 @@ def render_report(report: dict[str, Any]) -> str:
         f"citation validity   : {cv['valid']}/{cv['checked']} ({_share(cv['rate'])})",
         f"citation support    : {cs['supporting']}/{cs['checked']} ({_share(cs['rate'])})",
         "counters            : " + " ".join(f"{k}={v}" for k, v in report["counters"].items()),
+        *claim_lines(report["claims"]),
         "",
         f"{'category':<28} {'ok':>4} {'total':>6}",
     ]

@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
+from rag_lab.errors import QuestionSetError
 from rag_lab.evaluation.citations import recheck
+from rag_lab.evaluation.claims import claim_metrics, save_packages
 from rag_lab.evaluation.gate import evidence_set
 from rag_lab.evaluation.questions import load_questions
+from rag_lab.generation import Generator
 from rag_lab.records import Modality, Status
 from rag_lab.retrieval import query_once
 
@@ -107,25 +110,37 @@ def evaluate(
     name: str = "questions",
     principal: Principal | None = None,
     evidence: dict[str, Any] | None = None,
+    generator: Generator | None = None,
+    packages: dict[str, dict[str, Any]] | None = None,
+    save_packages_to: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run every question and build the report (keys documented in docs/evaluation.md).
 
     ``evidence``: a dict to fill with each question's evidence set (evaluation/gate.py).
+    ``generator`` writes each answer's text (default: the composer). ``packages`` (from
+    :func:`~rag_lab.evaluation.claims.load_packages`) replays each question's saved trace
+    instead of retrieving; ``save_packages_to`` writes this run's traces as such a file.
     """
     base = Path(root)
+    done: list[tuple[str, dict[str, Any]]] = []
     rows, cite_total, cite_valid, cite_support, cite_answered = [], 0, 0, 0, 0
     invalid: list[dict[str, Any]] = []
     counters: Counter[str] = Counter()
     for item in questions:
-        result = query_once(
-            item["question"],
-            base,
-            index_path=index_path,
-            top_k=item.get("top_k", 5),
-            budget=item.get("budget", 1200),
-            as_of=date.fromisoformat(item["as_of"]) if "as_of" in item else None,
-            principal=principal,
-        )
+        if packages is not None:
+            result = _replayed(item, packages, base, index_path, generator)
+        else:
+            result = query_once(
+                item["question"],
+                base,
+                index_path=index_path,
+                top_k=item.get("top_k", 5),
+                budget=item.get("budget", 1200),
+                as_of=date.fromisoformat(item["as_of"]) if "as_of" in item else None,
+                principal=principal,
+                generator=generator,
+            )
+        done.append((item["id"], result))
         counters.update(result["trace"]["counters"])
         cited: list[str] = []
         for cite in result["citations"]:
@@ -145,7 +160,34 @@ def evaluate(
             for cite in slot["citations"]:
                 cite_answered += 1
                 cite_support += _supports(cite, recheck(base, cite)[1], slot)
-    return _report(name, rows, cite_total, cite_valid, invalid, cite_answered, cite_support, counters)
+    report = _report(name, rows, cite_total, cite_valid, invalid, cite_answered, cite_support, counters)
+    report["claims"] = claim_metrics(generator.name if generator else "composer", [r for _, r in done])
+    if save_packages_to is not None:
+        save_packages(save_packages_to, done)
+    return report
+
+
+def _replayed(
+    item: dict[str, Any],
+    packages: dict[str, dict[str, Any]],
+    base: Path,
+    index_path: str | os.PathLike[str] | None,
+    generator: Generator | None,
+) -> dict[str, Any]:
+    from rag_lab.retrieval.replay import replay
+
+    saved = packages.get(item["id"])
+    if saved is None:
+        raise QuestionSetError(f"the packages file has no saved trace for question {item['id']!r}")
+    if saved.get("question") != item["question"]:
+        raise QuestionSetError(f"the saved trace of {item['id']!r} is for another question: {saved.get('question')!r}")
+    return replay(saved, base, index_path, generator=generator or _composer())
+
+
+def _composer() -> Generator:
+    from rag_lab.generation.composer import Composer
+
+    return Composer()
 
 
 def _report(
@@ -233,20 +275,22 @@ def evaluate_file(
     *,
     index_path: str | os.PathLike[str] | None = None,
     principal: Principal | None = None,
-    evidence: dict[str, Any] | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
+    """:func:`evaluate` on a question file; ``options``: ``generator``, ``packages``, ``save_packages_to``."""
     return evaluate(
         root,
         load_questions(questions),
         index_path=index_path,
         name=Path(questions).name,
         principal=principal,
-        evidence=evidence,
+        **options,
     )
 
 
-def evaluate_demo(*, prose: bool = False, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The shipped question set on a fresh copy of the demo corpus (``prose``: the prose demo)."""
+def evaluate_demo(*, prose: bool = False, **options: Any) -> dict[str, Any]:
+    """The shipped question set on a fresh copy of the demo corpus (``prose``: the prose demo;
+    ``options`` as for :func:`evaluate`)."""
     from rag_lab.demo import corpus_path, prose_corpus_path, prose_questions_path, questions_path
     from rag_lab.index import build_index
 
@@ -256,4 +300,4 @@ def evaluate_demo(*, prose: bool = False, evidence: dict[str, Any] | None = None
         shutil.copytree(corpus, root)
         build_index(root)
         name = f"demo/{questions.name}"
-        return evaluate(root, load_questions(questions), name=name, evidence=evidence)
+        return evaluate(root, load_questions(questions), name=name, **options)

@@ -10,11 +10,13 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.errors import ConfigError
+from rag_lab.generation import Generator
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.limits import check_budget, check_top_k
 from rag_lab.neural import Embedder
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
+from rag_lab.retrieval.generate import attach
 from rag_lab.retrieval.notes import warned_line_notes
 from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, pack_context
@@ -127,12 +129,15 @@ def query_once(
     principal: Principal | None = None,
     retrieval: str = "lexical",
     embedder: Embedder | None = None,
+    generator: Generator | None = None,
 ) -> Result:
     """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6).
 
     ``retrieval``: ``lexical`` (BM25, the default) or ``fused`` (lexical + dense by reciprocal
     rank, retrieval/fuse.py; needs an index built with vectors and the ``[neural]`` extra);
     ``embedder``: the query model for ``fused`` (default: the shared one, ``rag_lab.neural``).
+    ``generator`` writes the answer's ``text`` and ``claims`` after the decision (default: the
+    deterministic composer); the verifier checks them (docs/generation.md).
     """
     check_question(question)
     day = as_of or clock()
@@ -144,7 +149,14 @@ def query_once(
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
         return run_request(
-            question, root, index, config, principal, lambda: check_freshness(root, index), embedder
+            question,
+            root,
+            index,
+            config,
+            principal,
+            lambda: check_freshness(root, index),
+            embedder=embedder,
+            generator=generator,
         )
 
 
@@ -155,7 +167,9 @@ def run_request(
     config: dict[str, Any],
     principal: Principal | None,
     freshness: Callable[[], Changes],
+    *,
     embedder: Embedder | None = None,
+    generator: Generator | None = None,
 ) -> Result:
     """The request steps over an open index; ``freshness`` says what changed on disk.
 
@@ -167,7 +181,7 @@ def run_request(
     changes = freshness()
     trace.add("freshness", stale=changes.stale, **changes.as_dict(), rehashed=changes.rehashed)
     if changes.stale:
-        return stale_result(question, changes.paths(), changes.as_dict(), trace)
+        return attach(stale_result(question, changes.paths(), changes.as_dict(), trace), [], index, generator, trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
     if config.get("retrieval") == "fused":
         from rag_lab.retrieval.fuse import fused_rank
@@ -187,4 +201,4 @@ def run_request(
             result["message"] += " Note: " + " Note: ".join(n["note"] for n in notes)
             result["notes"] = notes
             result["trace"] = result.pop("trace")  # the trace stays the last key
-    return result
+    return attach(result, kept, index, generator, trace)  # generate + verify the text (docs/generation.md)

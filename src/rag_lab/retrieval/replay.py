@@ -15,15 +15,19 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.errors import TraceError
+from rag_lab.generation import Generator, RecordedGenerator
 from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.records import Result
 from rag_lab.retrieval.answer import answer
+from rag_lab.retrieval.generate import attach
 from rag_lab.retrieval.query import select_context
 from rag_lab.retrieval.sources import CorpusSource, EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
 REQUIRED_CONFIG = ("top_k", "budget", "budget_unit", "reserve_tokens", "ordering", "dedup", "as_of")
 COMPARED = ("status", "reason", "answer", "same_key_sources_checked", "duplicates_merged")
+#: Compared only when the saved result has them (results saved before generation existed do not).
+COMPARED_IF_SAVED = ("text", "coverage")
 
 
 def load_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Result | None]:
@@ -43,10 +47,24 @@ def _event(trace: dict[str, Any], step: str) -> dict[str, Any] | None:
     return next((e for e in trace.get("events", []) if e.get("step") == step), None)
 
 
+def saved_generator(saved: dict[str, Any]) -> Generator | None:
+    """The generator to replay: the composer again (deterministic), or an endpoint's recorded raw
+    output (no call is made) from the trace's ``generate`` event."""
+    event = _event(saved, "generate")
+    if event is None or event.get("generator") == "composer" or "raw" not in event:
+        return None
+    return RecordedGenerator(event)
+
+
 def replay(
-    saved: dict[str, Any], root: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None
+    saved: dict[str, Any],
+    root: str | os.PathLike[str],
+    index_path: str | os.PathLike[str] | None = None,
+    *,
+    generator: Generator | None = None,
 ) -> Result:
-    """Recompute the result of a saved trace (see module docstring)."""
+    """Recompute the result of a saved trace (see module docstring). ``generator`` replaces the
+    saved run's generator (evaluation on fixed packages); by default the saved one is replayed."""
     question, config = saved.get("question"), saved.get("config")
     retrieved = _event(saved, "retrieve")
     if not isinstance(question, str) or not isinstance(config, dict) or retrieved is None:
@@ -76,7 +94,7 @@ def replay(
             trace.add("principal", name=principal.name, groups=sorted(principal.groups))
         trace.add("replay", candidates=len(candidates), index=index is not None)
         kept = select_context(question, candidates, source, config, trace)
-        return answer(
+        result = answer(
             question,
             kept,
             root,
@@ -85,6 +103,7 @@ def replay(
             as_of=as_of,
             trace=trace,
         )
+        return attach(result, kept, source, generator or saved_generator(saved), trace)
     finally:
         if index is not None:
             index.close()
@@ -95,7 +114,7 @@ def differences(before: Result | None, saved_trace: dict[str, Any], after: Resul
     diffs: list[str] = []
     decision = _event(saved_trace, "decision") or {}
     if before is not None:
-        for key in COMPARED:
+        for key in COMPARED + tuple(k for k in COMPARED_IF_SAVED if k in before):
             if before.get(key) != after.get(key):
                 diffs.append(f"{key}: {before.get(key)!r} → {after.get(key)!r}")
         old_ids = [c["evidence_id"] for c in before.get("citations", [])]

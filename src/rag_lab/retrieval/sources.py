@@ -53,6 +53,7 @@ class CorpusSource:
         self._by_key: dict[tuple[str, str], list[Unit]] = {}
         self._names: dict[str, set[str]] = {}
         self._images = [u for u in units if u["modality"] == Modality.IMAGE]
+        self._by_id = {u["evidence_id"]: u for u in units}
         for unit in units:
             if unit["modality"] != Modality.TEXT or unit["subject"] is None or unit["field"] is None:
                 continue  # images, sentences and table rows have no (subject, field) key
@@ -95,6 +96,9 @@ class CorpusSource:
 
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         return list(self._by_key.get((subject, field), []))
+
+    def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
+        return self._by_id.get(evidence_id)
 
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
         return [u for u in self._images if all(u.get(k) == v for k, v in attrs.items())]

@@ -190,6 +190,16 @@ def openapi_document(version: str) -> dict[str, Any]:
                             "type": "object",
                             "description": "index_stale only: added/deleted/modified paths",
                         },
+                        "text": {
+                            "type": "string",
+                            "description": "the verified answer with [E1] markers (docs/generation.md)",
+                        },
+                        "claims": {
+                            "type": "array",
+                            "items": {"type": "object"},
+                            "description": "each: text, evidence, evidence_ids, supported, support (row of M_ij), weight",
+                        },
+                        "coverage": {"type": ["number", "null"], "description": "weighted citation coverage"},
                         "trace": {"type": "object"},
                     },
                 },

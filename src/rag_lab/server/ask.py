@@ -43,8 +43,7 @@ def ask(
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, "codepoints", None, "relevance", True, day)
-    with state.reading() as version:
-        index = version.view(principal)
+    with state.reading() as version, version.using(principal) as index:
         return run_request(
             question,
             state.root,
@@ -57,8 +56,8 @@ def ask(
 
 def _unit(state: ServerState, evidence_id: str, principal: Principal | None) -> Unit:
     """The unit, if it exists *and* the principal may see it; otherwise the same 404."""
-    with state.reading() as version:
-        unit = version.view(principal).unit_by_evidence_id(evidence_id)
+    with state.reading() as version, version.using(principal) as index:
+        unit = index.unit_by_evidence_id(evidence_id)
     if unit is None:
         raise ApiError(
             ErrorType.UNKNOWN_EVIDENCE,

@@ -2,9 +2,10 @@
 
 * :class:`Guard` (ASGI middleware, outermost): the ``Host`` header must name an address
   the server was started for (DNS rebinding: a web page whose name resolves to 127.0.0.1
-  must not read the corpus); a ``POST`` must say ``Content-Type: application/json`` and
-  carry no ``Origin`` or the server's own (a cross-site form or ``text/plain`` fetch cannot
-  start a rebuild). A refusal is the one JSON error body; nothing is redirected.
+  must not read the corpus). A refusal is the one JSON error body; nothing is redirected.
+* :func:`check_post` (every POST route): ``Content-Type: application/json`` and no
+  ``Origin`` or the server's own, so a cross-site form or ``text/plain`` fetch cannot
+  start a rebuild.
 * :func:`read_json`: a body of at most ``MAX_BODY_BYTES``, refused from its
   ``Content-Length`` before any byte is read, or as soon as the streamed bytes pass the
   cap; then strict JSON: UTF-8 (no BOM), no ``NaN``/``Infinity``, no duplicate keys, no
@@ -80,25 +81,28 @@ class Guard:
                 f"{shown} is not an address this server was started for ({names}); "
                 "ask it by one of those names (run(..., allowed_hosts=...) adds more)",
             )
-        if scope["method"] != "POST":
-            return None
-        media = headers.get("content-type", "").split(";")[0].strip().lower()
-        params = headers.get("content-type", "").lower().split(";")[1:]
-        charset_ok = all(p.strip() in ("charset=utf-8", 'charset="utf-8"') for p in params if p.strip())
-        if media != "application/json" or not charset_ok:
-            got = headers.get("content-type")
-            return ApiError(
-                ErrorType.UNSUPPORTED_MEDIA_TYPE,
-                f"a POST must send Content-Type: application/json (UTF-8), got {got!r}",
-            )
-        origin = headers.get("origin")
-        if origin is not None and not same_origin(origin, host, scope.get("scheme", "http")):
-            return ApiError(
-                ErrorType.FORBIDDEN_ORIGIN,
-                f"Origin {origin[:100]!r} is not this server ({host}); a POST must come from the "
-                "server's own page or from a client that sends no Origin",
-            )
         return None
+
+
+def check_post(request: Request) -> None:
+    """A state-changing request must be JSON and same-origin (or carry no ``Origin``): a
+    cross-site form or ``text/plain`` fetch is refused before its body is read."""
+    headers = request.headers
+    kind = headers.get("content-type", "")
+    media, *params = (part.strip().lower() for part in kind.split(";"))
+    if media != "application/json" or any(p not in ("charset=utf-8", 'charset="utf-8"') for p in params if p):
+        raise ApiError(
+            ErrorType.UNSUPPORTED_MEDIA_TYPE,
+            f"a POST must send Content-Type: application/json (UTF-8), got {headers.get('content-type')!r}",
+        )
+    origin = headers.get("origin")
+    host = headers.get("host", "")
+    if origin is not None and not same_origin(origin, host, request.url.scheme):
+        raise ApiError(
+            ErrorType.FORBIDDEN_ORIGIN,
+            f"Origin {origin[:100]!r} is not this server ({host}); a POST must come from the "
+            "server's own page or from a client that sends no Origin",
+        )
 
 
 def same_origin(origin: str, host: str, scheme: str) -> bool:
@@ -189,4 +193,6 @@ def parse_json(raw: bytes) -> Any:
 
 
 async def read_json(request: Request) -> Any:
+    """The JSON body of a POST, after :func:`check_post`, bounded and strictly parsed."""
+    check_post(request)
     return parse_json(await read_body(request))

@@ -248,9 +248,13 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
             "independent_sources": _INT,
             "duplicates_merged": _INT,
             "slots": {"type": "array", "items": {"type": "object"}},
-            "stale": {"type": "object", "description": "index_stale only: added/deleted/modified paths"},
+            "stale": {
+                "type": ["object", "null"],
+                "description": "index_stale only: added/deleted/modified paths",
+            },
+            "verification_failure": {"type": ["object", "null"]},
             "clarification": {
-                "type": "object",
+                "type": ["object", "null"],
                 "description": "needs_clarification only: the fields, subjects or options to choose from "
                 "(at most MAX_CLARIFICATION_OPTIONS; more_options counts the rest)",
             },

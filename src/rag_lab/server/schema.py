@@ -195,9 +195,12 @@ def _check_string(value: str, schema: dict[str, Any], path: tuple[str | int, ...
     if schema.get("format") == "date":
         try:
             date.fromisoformat(value)
+            shaped = re.search(schema.get("pattern", ""), value) is not None
         except ValueError:
-            raise Invalid(path, f"must be an ISO date such as 2026-01-31, got {_shown(value)}") from None
-    if "pattern" in schema and re.search(schema["pattern"], value) is None:
+            shaped = False
+        if not shaped:
+            raise Invalid(path, f"must be an ISO date such as 2026-01-31, got {_shown(value)}")
+    elif "pattern" in schema and re.search(schema["pattern"], value) is None:
         raise Invalid(path, f"{_shown(value)} does not match {schema['pattern']}")
 
 

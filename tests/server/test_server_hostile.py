@@ -39,7 +39,9 @@ def test_health_answers_while_a_slow_answer_runs(corpus: Path, monkeypatch: pyte
     monkeypatch.setattr(app_module, "ask", slow)
     with TestClient(create_app(corpus), base_url=BASE) as client:
         answers: list[Any] = []
-        asker = threading.Thread(target=lambda: answers.append(client.post("/api/ask", json={"question": QUESTION})))
+        asker = threading.Thread(
+            target=lambda: answers.append(client.post("/api/ask", json={"question": QUESTION}))
+        )
         asker.start()
         assert started.wait(30)
         health: list[Any] = []
@@ -70,7 +72,9 @@ def test_health_answers_while_a_slow_answer_runs(corpus: Path, monkeypatch: pyte
     ],
     ids=["top_k-huge", "top_k-cap+1", "budget-huge", "question-501"],
 )
-def test_a_value_past_its_cap_is_400(client: TestClient, body: dict[str, Any], kind: str, needle: str) -> None:
+def test_a_value_past_its_cap_is_400(
+    client: TestClient, body: dict[str, Any], kind: str, needle: str
+) -> None:
     assert needle in assert_error(client.post("/api/ask", json=body), 400, kind)
 
 
@@ -79,7 +83,9 @@ def test_values_at_the_caps_are_answered(client: TestClient) -> None:
     assert client.post("/api/ask", json=body).json()["status"] == "answered"
 
 
-def _raw_post(app: Any, headers: list[tuple[bytes, bytes]], chunks: int | None) -> tuple[int, dict[str, Any], int]:
+def _raw_post(
+    app: Any, headers: list[tuple[bytes, bytes]], chunks: int | None
+) -> tuple[int, dict[str, Any], int]:
     """POST /api/ask straight through ASGI; ``chunks``: how many 64 KiB chunks the client
     sends (None: 16 MiB, far past the cap). Returns (status, body, bytes the app pulled)."""
     pulled = 0
@@ -234,14 +240,22 @@ def test_an_integral_float_is_an_integer(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     "content_type",
-    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-     "application/json; charset=latin-1", "application/jsonx"],
+    [
+        None,
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/json; charset=latin-1",
+        "application/jsonx",
+    ],
 )
 @pytest.mark.parametrize("path", ["/api/ask", "/api/index"])
 def test_a_post_that_is_not_json_is_415(client: TestClient, path: str, content_type: str | None) -> None:
     headers = {} if content_type is None else {"content-type": content_type}
     before = client.get("/api/health").json()["index_version"]
-    response = client.post(path, content=b'{"question": "x"}' if path == "/api/ask" else b"{}", headers=headers)
+    response = client.post(
+        path, content=b'{"question": "x"}' if path == "/api/ask" else b"{}", headers=headers
+    )
     assert "application/json" in assert_error(response, 415, "unsupported_media_type")
     assert client.get("/api/health").json()["index_version"] == before  # nothing was rebuilt
 
@@ -293,7 +307,9 @@ def test_run_answers_only_its_own_host_and_port(corpus: Path, monkeypatch: pytes
             assert_error(client.get("/api/health", headers={"host": host}), 421, "host_not_allowed")
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:9999", "https://127.0.0.1"])
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "null", "http://127.0.0.1:9999", "https://127.0.0.1"]
+)
 def test_a_cross_origin_post_is_403(client: TestClient, origin: str) -> None:
     before = client.get("/api/health").json()["index_version"]
     for path, body in (("/api/ask", {"question": QUESTION}), ("/api/index", {})):
@@ -306,7 +322,9 @@ def test_a_same_origin_post_is_answered(client: TestClient) -> None:
     response = client.post("/api/ask", json={"question": QUESTION}, headers={"origin": "http://127.0.0.1"})
     assert response.json()["status"] == "answered"
     response = client.post(
-        "/api/ask", json={"question": QUESTION}, headers={"origin": "http://localhost:8000", "host": "localhost:8000"}
+        "/api/ask",
+        json={"question": QUESTION},
+        headers={"origin": "http://localhost:8000", "host": "localhost:8000"},
     )
     assert response.json()["status"] == "answered"
 

@@ -189,6 +189,7 @@ def test_the_access_sidecar_is_watched(trusted: TestClient, corpus: Path) -> Non
     client = trusted
     (corpus / "access.json").write_text('{"documents/library.md": ["staff"]}', encoding="utf-8")
     assert wait_for(
-        lambda: client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"]
-        == "index_stale"
+        lambda: (
+            client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"] == "index_stale"
+        )
     )

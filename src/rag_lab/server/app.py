@@ -148,7 +148,9 @@ def _invalid_ask(exc: schema.Invalid, body: Any, callers: Callers) -> Exception:
     if key == "principal":
         value = body["principal"]
         if not isinstance(value, dict):
-            return ConfigError(f'principal must be null or {{"name": "bob", "groups": ["staff"]}}, got {value!r}')
+            return ConfigError(
+                f'principal must be null or {{"name": "bob", "groups": ["staff"]}}, got {value!r}'
+            )
         if not callers.trusted:
             try:
                 callers.claimed(principal_from(value.get("name"), value.get("groups"), where="principal"))
@@ -275,7 +277,9 @@ def create_app(
         try:
             schema.validate(body, bodies["IndexRequest"])
         except schema.Invalid as exc:
-            raise ApiError(ErrorType.BAD_REQUEST, f"POST /api/index takes the body {{}}: {exc.message}") from None
+            raise ApiError(
+                ErrorType.BAD_REQUEST, f"POST /api/index takes the body {{}}: {exc.message}"
+            ) from None
         summary = await run_in_threadpool(state.rebuild, callers.default)
         return _json_body(encode(summary))
 

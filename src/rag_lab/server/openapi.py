@@ -111,7 +111,12 @@ OPERATIONS: tuple[Operation, ...] = (
         "get",
         "/openapi.json",
         "This document",
-        {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}},
+        {
+            "200": {
+                "description": "OpenAPI 3.1",
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            }
+        },
     ),
     Operation(
         "get",
@@ -166,7 +171,8 @@ def _responses(op: Operation) -> dict[str, Any]:
 
 def _parameters(op: Operation, trusted: bool) -> list[dict[str, Any]]:
     params = [
-        {"name": name, "in": "path", "required": True, "schema": spec} for name, spec in op.path_params.items()
+        {"name": name, "in": "path", "required": True, "schema": spec}
+        for name, spec in op.path_params.items()
     ]
     if op.query and trusted:
         params += [
@@ -277,7 +283,15 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
     },
     "Evidence": {
         "type": "object",
-        "required": ["evidence_id", "source", "sha256", "current_sha256", "verified", "verification", "excerpt"],
+        "required": [
+            "evidence_id",
+            "source",
+            "sha256",
+            "current_sha256",
+            "verified",
+            "verification",
+            "excerpt",
+        ],
         "properties": {
             "evidence_id": _STR,
             "source": _STR,
@@ -317,7 +331,9 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         "required": ["status", "index", "index_file", "watching", "watcher_error", "stale"],
         "properties": {
             "status": {"enum": ["ok", "degraded"]},
-            "index": {"enum": ["ready", str(E.INDEX_MISSING), str(E.INDEX_UNREADABLE), str(E.CORPUS_UNAVAILABLE)]},
+            "index": {
+                "enum": ["ready", str(E.INDEX_MISSING), str(E.INDEX_UNREADABLE), str(E.CORPUS_UNAVAILABLE)]
+            },
             "index_file": {"type": "string", "description": "relative to ROOT"},
             "index_version": _INT,
             "units": {"type": "integer", "description": "units the caller may see"},

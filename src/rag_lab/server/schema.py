@@ -120,8 +120,9 @@ KEYWORDS = frozenset(
 
 _TYPES = {
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
@@ -204,7 +205,9 @@ def _check_string(value: str, schema: dict[str, Any], path: tuple[str | int, ...
         raise Invalid(path, f"{_shown(value)} does not match {schema['pattern']}")
 
 
-def _check_object(value: dict[str, Any], schema: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
+def _check_object(
+    value: dict[str, Any], schema: dict[str, Any], path: tuple[str | int, ...]
+) -> dict[str, Any]:
     properties = schema.get("properties", {})
     if schema.get("additionalProperties", True) is False:
         unknown = sorted(set(value) - set(properties))

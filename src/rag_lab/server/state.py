@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rag_lab.data.access import Principal
+from rag_lab.data.access import SIDECAR, Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
@@ -273,13 +273,14 @@ class ServerState:
             self._build_lock.release()
 
     def summary_for(self, version: IndexVersion, principal: Principal) -> dict[str, Any]:
-        """The build summary as ``principal`` sees it: only files it may read are counted or
-        named (a file that failed closed is readable by nobody), and no timing, which would
-        grow with hidden files."""
+        """The build summary as ``principal`` sees it: only corpus files it may read are counted
+        or named (a file that failed closed is readable by nobody; the access sidecar is not a
+        corpus file), and no timing, which would grow with hidden files."""
         with version.using(principal) as view:
             acl_of = {path: snap[6] for path, snap in view.snapshot().items()}
             visible = set(view.visible)
-            mine = {path for path, acl in acl_of.items() if acl in visible}
+            # The access sidecar is not a corpus file: whether it exists is not the caller's business.
+            mine = {path for path, acl in acl_of.items() if acl in visible and path != SIDECAR}
             problems = [p for p in view.file_problems() if p["path"] in mine]
             return {
                 "index": self.shown_index_path,

@@ -10,6 +10,7 @@ body against the document. Deterministic (``--generation-deterministic``), bound
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -17,10 +18,10 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import uvicorn
 
@@ -50,9 +51,10 @@ def live(request: pytest.FixtureRequest, corpus: Path) -> Iterator[str]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            if httpx.get(base + "/api/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
+            with urllib.request.urlopen(base + "/api/health", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
             time.sleep(0.05)
     else:
         pytest.fail("uvicorn did not start on " + base)
@@ -64,7 +66,10 @@ def live(request: pytest.FixtureRequest, corpus: Path) -> Iterator[str]:
 
 def test_schemathesis_with_all_checks_finds_nothing(live: str, tmp_path: Path) -> None:
     # An image id, so that the image operation is exercised past its 404.
-    image_id = httpx.post(live + "/api/ask", json={"question": "红色 小 圆形"}).json()["citations"][0]
+    body = json.dumps({"question": "红色 小 圆形"}).encode()
+    ask = urllib.request.Request(live + "/api/ask", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(ask, timeout=30) as response:
+        image_id = json.load(response)["citations"][0]
     config = tmp_path / "schemathesis.toml"
     config.write_text(
         '[[operations]]\ninclude-name = "GET /api/images/{evidence_id}"\n'

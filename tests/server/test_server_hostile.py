@@ -228,6 +228,20 @@ def test_malformed_json_is_400_never_500(client: TestClient, raw: bytes, kind: s
         ({"question": ["借阅台"]}, "invalid_question", "text"),
         ({"question": " \t\u3000 "}, "invalid_question", "empty"),
     ],
+    ids=[
+        "top_k-string",
+        "top_k-true",
+        "top_k-1.5",
+        "top_k-null",
+        "budget-null",
+        "budget-array",
+        "as_of-number",
+        "as_of-compact",
+        "as_of-feb-30",
+        "principal-array",
+        "question-array",
+        "question-blank",
+    ],
 )
 def test_wrong_types_are_400(client: TestClient, extra: dict[str, Any], kind: str, needle: str) -> None:
     assert needle in assert_error(client.post("/api/ask", json={"question": QUESTION, **extra}), 400, kind)
@@ -358,3 +372,15 @@ def test_health_is_503_when_degraded_and_names_no_absolute_path(corpus: Path) ->
     assert "ROOT/.rag_lab/index.sqlite" in message
     for text in (health.text, ask.text):
         assert str(corpus) not in text and str(corpus.resolve()) not in text
+
+
+def test_every_test_here_is_a_row_of_the_bad_input_table() -> None:
+    table = (Path(__file__).parents[2] / "docs" / "robustness.md").read_text(encoding="utf-8")
+    section = table[table.index("## 7. The server under hostile input") :]
+    names = [
+        name
+        for name in globals()
+        if name.startswith("test_") and name != "test_every_test_here_is_a_row_of_the_bad_input_table"
+    ]
+    missing = [name for name in names if f"::{name}" not in section]
+    assert not missing, f"docs/robustness.md §7 has no row for {missing}"

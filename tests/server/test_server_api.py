@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server_support import ANONYMOUS, BASE, INJECTION, STAFF
 from starlette.routing import Route
 from starlette.testclient import TestClient
@@ -340,3 +342,87 @@ def test_an_untrusting_server_refuses_a_claimed_principal(client: TestClient) ->
     assert "trust_principals" in message and "'bob'" in message and "anonymous" in message
     assert_error(client.get("/api/evidence/ev_x?as=bob&groups=staff"), 400, "invalid_setting")
     assert_error(client.get("/api/health?as=bob"), 400, "invalid_setting")
+
+
+def test_openapi_publishes_the_schemas_the_server_validates_with(corpus: Path) -> None:
+    from rag_lab.server import schema
+    from rag_lab.server.app import STATIC
+    from rag_lab.server.openapi import STATIC_NAMES, request_schemas
+
+    for trusted in (False, True):
+        with TestClient(create_app(corpus, trust_principals=trusted), base_url=BASE) as client:
+            spec = client.get("/openapi.json").json()
+        published = spec["components"]["schemas"]
+        for name, body in request_schemas(trusted).items():
+            assert published[name] == json.loads(json.dumps(body)), name
+        ask_op = spec["paths"]["/api/ask"]["post"]
+        assert sorted(ask_op["responses"]) == ["200", "400", "403", "413", "415", "421", "422", "503"]
+        principal = published["AskRequest"]["properties"]["principal"]
+        health_params = [p["name"] for p in spec["paths"]["/api/health"]["get"].get("parameters", [])]
+        if trusted:
+            assert principal["type"] == ["object", "null"] and health_params == ["as", "groups"]
+        else:
+            assert principal["type"] == "null" and health_params == []
+    assert tuple(STATIC) == STATIC_NAMES
+    with pytest.raises(AssertionError, match="uniqueItems"):
+        schema.check_keywords({"type": "array", "uniqueItems": True})
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "ok"),
+    [
+        ("借阅台 开放时间", "question", True),
+        ("\t借阅台\n", "question", True),
+        ("\u3000 \t", "question", False),
+        ("a\x7fb", "question", False),
+        ("a\x85b", "question", False),
+        ("staff", "group", True),
+        ("人事部", "group", True),
+        ("a b", "group", False),
+        ("a，b", "group", False),
+    ],
+)
+def test_schema_patterns_agree_with_the_library(value: str, spec: str, ok: bool) -> None:
+    """Every question or group the schema allows, the library accepts; and the blanks and
+    control characters the library refuses, the schema refuses too."""
+    from rag_lab.data.access import parse_groups
+    from rag_lab.errors import QuestionError
+    from rag_lab.retrieval.question import check_question
+    from rag_lab.server import schema
+
+    pattern = schema.QUESTION if spec == "question" else schema.PRINCIPAL["properties"]["groups"]["items"]
+    try:
+        schema.validate(value, pattern)
+        allowed = True
+    except schema.Invalid:
+        allowed = False
+    assert allowed is ok
+    if spec == "question":
+        try:
+            check_question(value)
+            library = True
+        except QuestionError:
+            library = False
+        assert library is ok
+    elif ok:
+        assert parse_groups([value]) == value
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(st.text(max_size=12))
+def test_the_question_schema_is_exactly_the_library_check(value: str) -> None:
+    from rag_lab.errors import QuestionError
+    from rag_lab.retrieval.question import check_question
+    from rag_lab.server import schema
+
+    try:
+        schema.validate(value, schema.QUESTION)
+        allowed = True
+    except schema.Invalid:
+        allowed = False
+    try:
+        check_question(value)
+        library = True
+    except QuestionError:
+        library = False
+    assert allowed is library, repr(value)

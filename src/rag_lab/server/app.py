@@ -48,6 +48,7 @@ from rag_lab.server.state import ServerState
 STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
 }
 PAGE_HEADERS = {
     "Content-Security-Policy": (

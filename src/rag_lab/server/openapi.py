@@ -47,7 +47,7 @@ def _json(description: str, ref: str) -> dict[str, Any]:
 E = ErrorType
 INDEX_ERRORS = (E.INDEX_MISSING, E.INDEX_UNREADABLE, E.CORPUS_UNAVAILABLE)
 EVIDENCE_ID = {"evidence_id": {"type": "string", "description": "an id from a result's citations"}}
-STATIC_NAMES = ("app.js", "style.css")
+STATIC_NAMES = ("app.js", "style.css", "favicon.svg")
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
@@ -128,13 +128,14 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "get",
         "/static/{name}",
-        "The page's script and style sheet",
+        "The page's script, style sheet and icon",
         {
             "200": {
-                "description": "JavaScript or CSS",
+                "description": "JavaScript, CSS or SVG",
                 "content": {
                     "text/javascript": {"schema": {"type": "string"}},
                     "text/css": {"schema": {"type": "string"}},
+                    "image/svg+xml": {"schema": {"type": "string"}},
                 },
             }
         },

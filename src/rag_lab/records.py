@@ -50,6 +50,7 @@ class Reason(StrEnum):
     AMBIGUOUS_SUBJECT = "ambiguous_subject"
     AMBIGUOUS_FIELD = "ambiguous_field"
     PARTIAL_SUPPORT = "partial_support"
+    VALIDITY_UNREADABLE = "validity_unreadable"
 
 
 class Modality(StrEnum):

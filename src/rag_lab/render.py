@@ -9,24 +9,31 @@ from typing import Any
 from rag_lab.records import Result
 
 
-def quote_original(root: Path, cite: dict[str, Any]) -> str:
-    """The cited original line, read from the file by its span (empty if unreadable)."""
+def quote_original(root: Path, cite: dict[str, Any], texts: dict[str, str] | None = None) -> str:
+    """The cited original line, read from the file by its span (empty if unreadable).
+
+    ``texts`` caches decoded files across the citations of one result (one read per file).
+    """
     if cite.get("span") is None:
         return f"bbox {cite.get('bbox')}"
-    try:
-        text = (root / cite["source"]).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+    texts = {} if texts is None else texts
+    if cite["source"] not in texts:
+        try:
+            texts[cite["source"]] = (root / cite["source"]).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            texts[cite["source"]] = ""
     start, end = cite["span"]
-    return str(text[start:end])
+    return str(texts[cite["source"]][start:end])
 
 
-def render_citation(number: int, root: Path, cite: dict[str, Any]) -> list[str]:
+def render_citation(
+    number: int, root: Path, cite: dict[str, Any], texts: dict[str, str] | None = None
+) -> list[str]:
     where = cite["source"] + (f":{cite['line']}" if cite.get("line") is not None else "")
     span = f" [{cite['span'][0]},{cite['span'][1]})" if cite.get("span") is not None else ""
     return [
         f"  [{number}] {where}{span} {cite['sha256'][:12]} {cite['support_type']}",
-        f"      {quote_original(root, cite)}",
+        f"      {quote_original(root, cite, texts)}",
     ]
 
 
@@ -62,8 +69,9 @@ def render_result(result: Result, root: Path) -> str:
     for slot in result.get("slots", []):
         for side in slot.get("sides", []):
             lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
+    texts: dict[str, str] = {}
     for number, cite in enumerate(result["citations"], 1):
-        lines.extend(render_citation(number, root, cite))
+        lines.extend(render_citation(number, root, cite, texts))
     if result["citations"]:
         lines.append(citation_legend(result["citations"]))
     if result.get("clarification"):

@@ -113,48 +113,79 @@ def test_in_window_bounds() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [
-        "生效日期：2024-13-01",
-        "生效日期：2024-1-1",
-        "失效日期：2024/01/01",
-        "生效日期：明年",
-        "生效日期：20240101",
-    ],
+    ["生效日期：2024-13-01", "失效日期：2024/02/30", "生效日期：明年", "生效日期：20240101", "生效日期 ：2024-01-01"],
 )
-def test_malformed_date_is_an_index_error_for_that_file_only(make_corpus, bad: str) -> None:
+def test_unreadable_date_keeps_the_file_and_refuses_its_questions(make_corpus, bad: str) -> None:
     root = make_corpus({**FILES, "documents/bad.md": f"主题：戊台\n{bad}\n开放时间：七点。\n"})
     summary = build_index(root).as_dict()
-    assert [e["path"] for e in summary["errors"]] == ["documents/bad.md"]
-    assert (
-        "not an ISO date" in summary["errors"][0]["error"] and "YYYY-MM-DD" in summary["errors"][0]["error"]
-    )
-    clean = build_index(make_corpus(FILES, name="clean")).as_dict()
+    assert summary["errors"] == []  # the file is not dropped
     assert summary["files"] == len(FILES) + 1
-    assert summary["units"] == clean["units"] == 14  # every unit of every other file was indexed
+    # its units (开放时间, and the date line when it is a clean field line) are in the index
+    assert summary["units"] == 14 + (1 if " ：" in bad else 2)
     assert query_once("乙台 开放时间", root, as_of=date(2021, 6, 1))["answer"] == "八点。"
-    assert query_once("戊台 开放时间", root, as_of=date(2025, 1, 1))["status"] != "answered"
+    result = query_once("戊台 开放时间", root, as_of=date(2025, 1, 1))
+    assert (result["status"], result["reason"], result["answer"]) == ("refused", "validity_unreadable", None)
+    assert "documents/bad.md:2" in result["message"] and "unreadable" in result["message"]
+    assert result["citations"] == []
+    audit = _audit(result)
+    assert [p["source"] for p in audit["validity_unreadable"]] == ["documents/bad.md"]
 
 
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        ("失效日期：2020-01-01\n生效日期：2021-01-01\n", "never valid"),
+        ("失效日期：2020-01-01\n生效日期：2021-01-01\n", "is before 生效日期"),
         ("生效日期：2020-01-01\n生效日期：2021-01-01\n", "second, different 生效日期"),
     ],
 )
-def test_inconsistent_dates_are_index_errors(make_corpus, lines: str, message: str) -> None:
+def test_inconsistent_dates_are_unreadable_windows(make_corpus, lines: str, message: str) -> None:
     root = make_corpus({**FILES, "documents/bad.md": f"主题：戊台\n{lines}开放时间：七点。\n"})
     summary = build_index(root).as_dict()
-    assert [e["path"] for e in summary["errors"]] == ["documents/bad.md"]
-    assert message in summary["errors"][0]["error"]
+    assert summary["errors"] == []
+    result = query_once("戊台 开放时间", root, as_of=date(2020, 6, 1))
+    assert result["reason"] == "validity_unreadable" and message in result["message"]
 
 
-def test_cli_index_reports_the_malformed_file(make_corpus, capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_unreadable_copy_refuses_the_whole_key(make_corpus) -> None:
+    """Whether the unreadable copy is current is unknown: no value of the key is given."""
+    root = make_corpus({**FILES, "documents/yi_bad.md": "主题：乙台\n失效日期：明天\n开放时间：八点。\n"})
+    build_index(root)
+    result = query_once("乙台 开放时间", root, as_of=date(2021, 6, 1))
+    assert result["reason"] == "validity_unreadable" and "documents/yi_bad.md:2" in result["message"]
+
+
+@pytest.mark.parametrize(
+    ("value", "answered_on", "refused_on"),
+    [("1996年8月1日", date(1996, 8, 1), date(1996, 7, 31)), ("2024/3/1", date(2024, 3, 1), date(2024, 2, 29)),
+     ("2024.3.1", date(2024, 3, 1), date(2024, 2, 29)), ("2024-3-1", date(2024, 3, 1), date(2024, 2, 29))],
+)
+def test_dates_as_people_write_them_bound_the_window(
+    make_corpus, value: str, answered_on: date, refused_on: date
+) -> None:
+    root = make_corpus({"documents/wu.md": f"主题：戊台\n生效日期：{value}\n开放时间：七点。\n"})
+    assert build_index(root).as_dict()["errors"] == []
+    assert query_once("戊台 开放时间", root, as_of=answered_on)["answer"] == "七点。"
+    late = query_once("戊台 开放时间", root, as_of=refused_on)
+    assert (late["reason"], late["answer"]) == ("no_supporting_evidence", None)
+
+
+def test_unreadable_window_without_an_index_is_refused_too(make_corpus) -> None:
+    from rag_lab.retrieval import answer
+
+    root = make_corpus({"documents/wu.md": "主题：戊台\n生效日期：下月起\n开放时间：七点。\n"})
+    from rag_lab.data import extract_documents
+
+    units = [u for u in extract_documents(root) if u["field"] == "开放时间"]
+    result = answer("戊台 开放时间", [{"score": 1.0, "evidence": units[0]}], root)
+    assert result["reason"] == "validity_unreadable"
+
+
+def test_cli_index_warns_about_the_unreadable_date(make_corpus, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_corpus({**FILES, "documents/bad.md": "主题：戊台\n生效日期：2024-02-30\n"})
     assert main(["index", str(root)]) == 0
     captured = capsys.readouterr()
-    assert "1 errors" in captured.out
-    assert "documents/bad.md" in captured.err and "not an ISO date" in captured.err
+    assert "0 errors" in captured.out
+    assert "documents/bad.md:2" in captured.err and "validity window unreadable" in captured.err
 
 
 def test_clock_injection_is_used_when_as_of_is_none(root: Path) -> None:

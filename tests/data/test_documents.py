@@ -213,23 +213,53 @@ def test_document_without_dates_has_no_window_keys() -> None:
     assert "valid_from" not in unit and "valid_to" not in unit
 
 
-@pytest.mark.parametrize("value", ["2020-1-1", "2020-02-30", "二〇二〇年一月一日", "2020/01/01", "20200101"])
-def test_malformed_date_is_a_file_error(value: str) -> None:
-    with pytest.raises(SourceFileError) as caught:
-        parse(f"主题：甲\n地点：一楼\n生效日期：{value}\n", "documents/d.md")
-    assert str(caught.value) == (
-        f"documents/d.md: line 3: 生效日期 {value!r} is not an ISO date; write YYYY-MM-DD"
-    )
+@pytest.mark.parametrize(
+    ("value", "iso"),
+    [("1996年8月1日", "1996-08-01"), ("2024/3/1", "2024-03-01"), ("2024.3.1", "2024-03-01"),
+     ("2024-3-1", "2024-03-01"), ("2024-03-01", "2024-03-01"), ("２０２４年３月１日", "2024-03-01")],
+)
+def test_dates_as_people_write_them_become_iso_windows(value: str, iso: str) -> None:
+    parsed = parse(f"主题：甲\n地点：一楼\n生效日期：{value}\n")
+    assert [(u["field"], u["value"], u["valid_from"]) for u in parsed.units] == [
+        ("地点", "一楼", iso),
+        ("生效日期", value, iso),  # the unit keeps the verbatim value
+    ]
+    assert parsed.warnings == []
 
 
-def test_window_ending_before_it_starts_is_a_file_error() -> None:
-    with pytest.raises(SourceFileError, match="失效日期 is before 生效日期"):
-        parse("主题：甲\n生效日期：2021-01-01\n失效日期：2020-01-01\n")
+def _unreadable(parsed: ParsedDocument) -> list[object]:
+    return [u.get("validity_unreadable") for u in parsed.units]
 
 
-def test_two_different_start_dates_are_a_file_error() -> None:
-    with pytest.raises(SourceFileError, match="line 3: a second, different 生效日期"):
-        parse("主题：甲\n生效日期：2021-01-01\n生效日期：2022-01-01\n")
+@pytest.mark.parametrize("value", ["2020-02-30", "二〇二〇年一月一日", "20200101", "下月起"])
+def test_unreadable_date_keeps_the_units_and_marks_every_one(value: str) -> None:
+    parsed = parse(f"主题：甲\n地点：一楼\n生效日期：{value}\n", "documents/d.md")
+    problem = {"line": 3, "field": "生效日期", "value": value,
+               "problem": "not a date; write YYYY-MM-DD, YYYY/M/D, YYYY.M.D or YYYY年M月D日"}
+    assert [u["field"] for u in parsed.units] == ["地点", "生效日期"]
+    assert _unreadable(parsed) == [problem, problem]
+    assert all("valid_from" not in u and "valid_to" not in u for u in parsed.units)
+    assert [line for line, _ in parsed.warnings] == [3]
+    assert "validity window unreadable: 生效日期" in parsed.warnings[0][1]
+
+
+def test_window_ending_before_it_starts_is_unreadable_not_an_error() -> None:
+    parsed = parse("主题：甲\n生效日期：2021-01-01\n失效日期：2020-01-01\n")
+    assert _unreadable(parsed)[0] == {"line": 3, "field": "失效日期", "value": "2020-01-01",
+                                      "problem": "失效日期 2020-01-01 is before 生效日期 2021-01-01"}
+
+
+def test_two_different_start_dates_are_unreadable_not_an_error() -> None:
+    parsed = parse("主题：甲\n生效日期：2021-01-01\n生效日期：2022-01-01\n")
+    problem = _unreadable(parsed)[0]
+    assert isinstance(problem, dict) and problem["line"] == 3
+    assert "a second, different 生效日期" in str(problem["problem"])
+
+
+def test_the_same_date_written_two_ways_is_one_window() -> None:
+    parsed = parse("主题：甲\n生效日期：2021-01-01\n生效日期：2021年1月1日\n")
+    assert _unreadable(parsed) == [None, None]
+    assert {u["valid_from"] for u in parsed.units} == {"2021-01-01"}
 
 
 def test_date_line_above_the_subject_still_bounds_the_document() -> None:
@@ -246,9 +276,12 @@ def test_date_line_above_the_subject_still_bounds_the_document() -> None:
         ("失效日期：", "has an empty value"),
     ],
 )
-def test_unreadable_date_line_is_a_file_error_not_a_wider_window(line: str, problem: str) -> None:
-    with pytest.raises(SourceFileError, match=f"line 2: {line[:4]} line is malformed: .*{problem}"):
-        parse(f"主题：甲\n{line}\n地点：一楼\n")
+def test_unreadable_date_line_is_an_unreadable_window_not_a_wider_one(line: str, problem: str) -> None:
+    parsed = parse(f"主题：甲\n{line}\n地点：一楼\n")
+    marked = _unreadable(parsed)
+    assert [u["field"] for u in parsed.units] == ["地点"] and isinstance(marked[0], dict)
+    assert marked[0]["line"] == 2 and problem in str(marked[0]["problem"])
+    assert "valid_to" not in parsed.units[0] and "valid_from" not in parsed.units[0]
 
 
 def test_bom_left_mid_file_by_concatenation_is_not_part_of_a_name() -> None:

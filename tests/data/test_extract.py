@@ -111,12 +111,12 @@ def test_extract_corpus_reports_bad_files_and_keeps_the_rest(tmp_path: Path) -> 
     records = {r.path: r for r in extract_corpus(tmp_path)}
     assert sorted(records) == ["documents/bad.md", "documents/dates.md", "documents/good.md", "images/empty.png"]
     assert records["documents/bad.md"].error == "invalid UTF-8 at byte offset 0 (invalid start byte); save the file as UTF-8"
-    assert records["documents/dates.md"].error == "line 2: 生效日期 '2020-13-01' is not an ISO date; write YYYY-MM-DD"
-    assert records["documents/dates.md"].units == []
+    assert records["documents/dates.md"].error is None  # an unreadable window never drops the file
+    assert [u["validity_unreadable"]["value"] for u in records["documents/dates.md"].units] == ["2020-13-01"]
     assert records["images/empty.png"].error is not None
     assert records["documents/good.md"].error is None
     assert [u["value"] for u in records["documents/good.md"].units] == ["一楼"]
-    assert [u["value"] for u in extract_documents(tmp_path)] == ["一楼"]
+    assert [u["value"] for u in extract_documents(tmp_path)] == ["2020-13-01", "一楼"]
 
 
 def test_symlink_escaping_root_is_an_error_file(tmp_path: Path) -> None:
@@ -130,3 +130,13 @@ def test_symlink_escaping_root_is_an_error_file(tmp_path: Path) -> None:
         ("documents/link.md", "symlink points outside ROOT or to no file; not indexed")
     ]
     assert extract_documents(root) == []
+
+
+def test_warned_lines_are_found_as_iter_lines_numbers_them() -> None:
+    from rag_lab.data import _lines_of
+    from rag_lab.data.documents import _content, iter_lines
+
+    text = "\ufeff地点:一\r\n\n  主题:乙  \n\n最后:行"
+    every = {n: _content(line)[1] for n, _, line in iter_lines(text)}
+    assert _lines_of(text, {1, 3, 5, 0, 9}) == {1: every[1], 3: every[3], 5: every[5]}
+    assert _lines_of(text, {1, 3, 5}) == {1: "地点:一", 3: "主题:乙", 5: "最后:行"}

@@ -143,7 +143,7 @@ def test_malformed_sidecar_fails_closed(sidecar: str, fragment: str, tmp_path: P
 
 def test_a_file_that_fails_to_parse_is_hidden_and_reported(tmp_path: Path) -> None:
     """A parse error means the label cannot be read: the file is NOBODY's and its error is reported."""
-    root = corpus(tmp_path, {DOC: "主题：金库\n生效日期：明天\n地点：地下五层\n"})
+    root = corpus(tmp_path, {DOC: "主题：金库\n地点：地下五层\n\0"})  # a NUL byte: not text
     (root / "documents/secret/broken.md").write_bytes("权限：hr\n主题：金库\n".encode() + b"\xff\xfe")
     summary = build_index(root)
     assert sorted(e["path"] for e in summary.errors) == ["documents/secret/broken.md", DOC]

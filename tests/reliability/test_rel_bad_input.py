@@ -29,6 +29,7 @@ from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import evidence_id
 from rag_lab.errors import IndexError_, QuestionError
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
+from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.retrieval import answer, query_once
 
 GOOD: dict[str, str | bytes] = {
@@ -272,7 +273,24 @@ def test_rel_empty_document_gives_no_units_and_no_error(tmp_path: Path) -> None:
     assert snap[4] == sha256_hex(b"") and snap[5] is None  # hashed, no error
 
 
-def test_rel_50mb_document_indexes_with_bounded_memory(tmp_path: Path) -> None:
+_PEAK_SCRIPT = (
+    "import json, resource, sys\n"
+    "from rag_lab.index import build_index\n"
+    "s = build_index(sys.argv[1], max_file_bytes=int(sys.argv[2]))\n"
+    "print(json.dumps([s.units, s.errors, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))\n"
+)
+
+
+def _build_peak(root: Path, limit: int) -> tuple[int, list[dict[str, str]], int]:
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_SCRIPT, str(root), str(limit)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    units, errors, peak_kib = json.loads(out.stdout)
+    return units, errors, peak_kib * 1024
+
+
+def test_rel_50mb_document_over_the_limit_is_a_file_error_and_costs_no_memory(tmp_path: Path) -> None:
     root = make_root(tmp_path, {})
     line = ("这是一行很长的说明文字，没有字段，只是正文。" * 4 + "\n").encode()
     with open(root / "documents/huge.md", "wb") as out:
@@ -282,23 +300,18 @@ def test_rel_50mb_document_indexes_with_bounded_memory(tmp_path: Path) -> None:
             out.write(block)
         out.write("结尾：最后一行\n".encode())
     size = (root / "documents/huge.md").stat().st_size
-    script = (
-        "import json, resource, sys\n"
-        "from rag_lab.index import build_index\n"
-        "s = build_index(sys.argv[1])\n"
-        "print(json.dumps([s.units, s.errors, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr
-    units, errors, peak_kib = json.loads(out.stdout)
-    assert (units, errors) == (6, [])  # 2 good + 1 image + 开始 + 结尾 + 电话
-    # peak RSS stays within a few copies of the file (bytes, decoded text, the line list)
-    assert peak_kib * 1024 < 10 * size, f"peak RSS {peak_kib} KiB for a {size}-byte document"
-    result = query_once("巨文档 结尾", root)
-    assert (result["status"], result["answer"]) == ("answered", "最后一行")
+    _, _, baseline = _build_peak(make_root(tmp_path / "small", {}), MAX_FILE_BYTES)
+    units, errors, peak = _build_peak(root, MAX_FILE_BYTES)  # the default limit: 16 MiB
+    assert units == 4  # 2 good + 1 image + 电话
+    assert [e["path"] for e in errors] == ["documents/huge.md"]
+    assert f"file is {size:,} bytes, over the per-file limit of {MAX_FILE_BYTES:,} bytes" in errors[0]["error"]
+    # the file is never read: the build costs what a build without it costs (within 10 MiB)
+    assert peak < baseline + 10 * 1024 * 1024, f"peak RSS {peak} B vs {baseline} B without the big file"
     assert_others_fine(root)
+    # a raised limit indexes it, peak RSS within a few copies of the file (bytes, text, lines)
+    units, errors, peak = _build_peak(root, 64 * 1024 * 1024)
+    assert (units, errors) == (6, [])  # 2 good + 1 image + 开始 + 结尾 + 电话
+    assert peak < 10 * size, f"peak RSS {peak} B for a {size}-byte document"
 
 
 def test_rel_one_megabyte_line_is_excluded_by_budget_then_answers_with_room(tmp_path: Path) -> None:
@@ -425,11 +438,11 @@ def test_rel_unaskable_question_is_a_question_error(tmp_path: Path, question: st
         answer(question, [], root)
 
 
-def test_rel_unaskable_question_via_cli_exits_1_with_the_message(
+def test_rel_unaskable_question_via_cli_exits_2_with_the_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, _ = build_with(tmp_path, {})
-    assert main(["ask", str(root), "借阅台\0", "--json"]) == 1
+    assert main(["ask", str(root), "借阅台\0", "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "rag-lab: error: the question holds control character U+0000 at code point 3" in captured.err

@@ -90,5 +90,5 @@ def test_empty_candidates() -> None:
 
 @pytest.mark.parametrize("budget", [-1, True, 1.5, "5"])
 def test_bad_budget_is_a_config_error(budget: object) -> None:
-    with pytest.raises(ConfigError, match=r"budget must be a whole number from 0 to 100000, got "):
+    with pytest.raises(ConfigError, match=r"budget must be a whole number from 0 to 4194304, got "):
         pack_context(candidates(["a"]), budget)  # type: ignore[arg-type]

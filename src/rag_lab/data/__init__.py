@@ -14,11 +14,13 @@ from pathlib import Path
 
 from rag_lab.data.access import NOBODY, PUBLIC, AccessRules
 from rag_lab.data.corpus import CorpusFile, Fingerprint, check_root, sha256_hex, walk
-from rag_lab.data.documents import evidence_id, parse_document
+from rag_lab.data.documents import BOM, _content, evidence_id, parse_document
 from rag_lab.errors import SourceFileError
+from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.records import Modality, Unit
 
 Progress = Callable[[int, int], None]
+WARNED_LINE_CHARS = 200  # a warned line's text is kept (for notes) up to this many code points
 
 
 @dataclass
@@ -34,6 +36,7 @@ class FileRecord:
     units: list[Unit] = field(default_factory=list)
     access: list[str] = field(default_factory=list)
     acl: str = PUBLIC  # data/access.py
+    warning_lines: dict[int, str] = field(default_factory=dict)  # warned line number → its stripped text
 
 
 def image_unit(source: str, sha256: str, features: dict[str, object]) -> Unit:
@@ -53,12 +56,16 @@ def image_unit(source: str, sha256: str, features: dict[str, object]) -> Unit:
     return unit
 
 
-def read_record(root: Path, item: CorpusFile, rules: AccessRules | None = None) -> FileRecord:
+def read_record(
+    root: Path, item: CorpusFile, rules: AccessRules | None = None, max_file_bytes: int = MAX_FILE_BYTES
+) -> FileRecord:
     """Read, hash and parse one corpus file; a bad file becomes an error record.
 
     A file that cannot be parsed cannot show its label, so it is hidden (fail closed).
+    A file over ``max_file_bytes`` is an error record, decided from its size before reading
+    (and never read past the limit, should it grow meanwhile).
     """
-    record = _read_record(root, item)
+    record = _read_record(root, item, max_file_bytes)
     if item.kind == "access":
         return record
     inline = record.access if record.error is None else []
@@ -72,15 +79,30 @@ def read_record(root: Path, item: CorpusFile, rules: AccessRules | None = None) 
     return record
 
 
-def _read_record(root: Path, item: CorpusFile) -> FileRecord:
+def too_large(size: int | None, limit: int) -> str:
+    """The error of a file of ``size`` bytes (None: it grew while read) over the per-file ``limit``."""
+    what = "file grew past" if size is None else f"file is {size:,} bytes, over"
+    return (
+        f"{what} the per-file limit of {limit:,} bytes; it is not indexed: split it, or raise the "
+        "limit (`rag-lab index ROOT --max-file-bytes N`)"
+    )
+
+
+def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> FileRecord:
     record = FileRecord(item.path, item.kind, None, item.fingerprint, item.error)
     if item.error is not None:
         return record
+    if item.fingerprint is not None and item.fingerprint.size > limit:
+        record.error = too_large(item.fingerprint.size, limit)
+        return record
     try:
         with open(os.path.join(root, item.path), "rb") as handle:
-            data = handle.read()
+            data = handle.read(limit + 1)
     except OSError as exc:
         record.error = f"cannot read: {exc.strerror}"
+        return record
+    if len(data) > limit:  # it grew after the walk: never read (or hold) more than the limit
+        record.error = too_large(None, limit)
         return record
     record.sha256 = sha256_hex(data)
     try:
@@ -89,6 +111,8 @@ def _read_record(root: Path, item: CorpusFile) -> FileRecord:
         if item.kind == "document":
             parsed = parse_document(item.path, data, record.sha256)
             record.units, record.warnings, record.access = parsed.units, parsed.warnings, parsed.access
+            if parsed.warnings:  # parse_document decoded the bytes: this decode cannot fail
+                record.warning_lines = _lines_of(data.decode("utf-8"), {line for line, _ in parsed.warnings})
         else:
             from rag_lab.data.images import ImageMeasureError, measure_png
 
@@ -101,12 +125,30 @@ def _read_record(root: Path, item: CorpusFile) -> FileRecord:
     return record
 
 
-def iter_records(root: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[FileRecord]:
+def _lines_of(text: str, wanted: set[int]) -> dict[int, str]:
+    """The stripped text of the ``wanted`` line numbers (``documents.iter_lines`` numbering),
+    found by scanning for line ends: no list of every line of a large file is built."""
+    found: dict[int, str] = {}
+    start, number = (1 if text.startswith(BOM) else 0), 1
+    for target in sorted(n for n in wanted if n >= 1):
+        while number < target:
+            end = text.find("\n", start)
+            if end < 0:
+                return found
+            start, number = end + 1, number + 1
+        end = text.find("\n", start)
+        found[target] = _content(text[start : end if end >= 0 else len(text)])[1][:WARNED_LINE_CHARS]
+    return found
+
+
+def iter_records(
+    root: str | os.PathLike[str], progress: Progress | None = None, max_file_bytes: int = MAX_FILE_BYTES
+) -> Iterator[FileRecord]:
     base = check_root(root)
     items = list(walk(base))
     rules = AccessRules.load(base)
     for done, item in enumerate(items, 1):
-        yield read_record(base, item, rules)
+        yield read_record(base, item, rules, max_file_bytes)
         if progress is not None:
             progress(done, len(items))
 
@@ -121,4 +163,4 @@ def extract_documents(root: str | os.PathLike[str]) -> list[Unit]:
     return [u for rec in iter_records(root) if rec.kind == "document" for u in rec.units]
 
 
-__all__ = ["FileRecord", "extract_corpus", "extract_documents", "image_unit", "read_record"]
+__all__ = ["FileRecord", "extract_corpus", "extract_documents", "image_unit", "read_record", "too_large"]

@@ -51,6 +51,29 @@ def check_root(root: str | os.PathLike[str]) -> Path:
     return path
 
 
+def check_corpus_root(root: str | os.PathLike[str]) -> Path:
+    """``check_root``, and ROOT must hold ``documents/`` or ``images/`` (else nothing is indexed).
+
+    When ROOT itself is ``…/documents`` or ``…/images``, or its parent holds one of them, the
+    message suggests the parent.
+    """
+    path = check_root(root)
+    if any((path / top).is_dir() for top in KINDS):
+        return path
+    parent = path.resolve().parent
+    hint = ""
+    if any((parent / top).is_dir() for top in KINDS):
+        hint = f" (did you mean its parent {str(parent)!r}, which holds {_holds(parent)}?)"
+    raise CorpusError(
+        f"corpus root {str(path)!r} holds neither documents/ nor images/{hint}; "
+        "pass the folder that holds documents/**/*.md and images/**/*.png"
+    )
+
+
+def _holds(folder: Path) -> str:
+    return " and ".join(f"{top}/" for top in KINDS if (folder / top).is_dir())
+
+
 def _is_inside(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -130,6 +153,15 @@ def _symlink_problem(path: Path, real_root: Path) -> str | None:
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def sha256_of_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
+    """SHA-256 of a file's bytes, read a chunk at a time (memory does not grow with the file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def walk_one(root: Path, path: str) -> Iterator[CorpusFile]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from typing import Any
 
 from rag_lab.data.access import ACCESS_FIELD
+from rag_lab.data.dates import parse_date
 from rag_lab.errors import SourceFileError
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD, Modality, Unit
 
@@ -20,6 +21,9 @@ BOM = "\ufeff"
 VALID_FROM_FIELD = "生效日期"
 VALID_TO_FIELD = "失效日期"
 DATE_FIELDS = {VALID_FROM_FIELD: "valid_from", VALID_TO_FIELD: "valid_to"}
+#: Unit key set on every unit of a document whose validity window cannot be read (its units
+#: stay in the index; a question about them is refused ``validity_unreadable``).
+VALIDITY_UNREADABLE = "validity_unreadable"
 _TEXT = str(Modality.TEXT)
 # A line that would be a field line but for an ASCII colon: a short name holding a CJK
 # character and no space, slash or colon, then ':' (not '://'), then a value.
@@ -85,6 +89,21 @@ def _content(line: str) -> tuple[int, str]:
         rest = trimmed
 
 
+def warned_name(line: str) -> tuple[str, bool] | None:
+    """The name a warned line is about: ``(field name it was probably meant to have, False)``,
+    or for a broken ``主题`` line ``(the subject it meant to name, True)``; None if neither.
+
+    Used to tell a user why a question about that name found nothing (rag_lab.retrieval.notes).
+    """
+    parts = re.split("[:：]", _content(line)[1], maxsplit=1)
+    if len(parts) < 2:
+        return None
+    head, rest = parts[0].strip(), parts[1].strip()
+    if head == SUBJECT_FIELD:
+        return (rest, True) if 0 < len(rest) <= 64 else None
+    return (head, False) if 0 < len(head) <= 32 else None
+
+
 def split_field_line(stripped: str) -> tuple[str, str] | None | str:
     """Split ``字段：值``. Returns (field, value), None (not a field line) or a warning."""
     colon = stripped.find(FULLWIDTH_COLON)
@@ -121,7 +140,9 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
             if head in DATE_FIELDS:
                 # a window we cannot read must not silently widen to "always valid"
-                raise SourceFileError(source, f"line {number}: {head} line is malformed: {split}")
+                dated = True
+                rest = stripped.split(FULLWIDTH_COLON, 1)[1].strip()
+                headless_dates.append({"field": head, "value": rest, "line": number, "problem": split})
             if head == ACCESS_FIELD:
                 parsed.access.append("")  # a label we cannot read must not leave the file public
             parsed.warnings.append((number, split))
@@ -168,33 +189,54 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             )
         )
     if dated:
-        _apply_validity(source, parsed, headless_dates)
+        _apply_validity(parsed, headless_dates)
     return parsed
 
 
-def _apply_validity(source: str, parsed: ParsedDocument, headless: list[Unit]) -> None:
-    """Copy the document's 生效日期/失效日期 (ISO dates) onto every unit of the document."""
+def _apply_validity(parsed: ParsedDocument, dates: list[Unit]) -> None:
+    """Copy the document's 生效日期/失效日期 onto every unit of the document (as ISO dates).
+
+    Dates are read by :func:`rag_lab.data.dates.parse_date`. A window that cannot be read
+    (a value that is no date, a malformed date line, two different values of one field, an
+    end before the start) never drops the file: every unit instead carries
+    ``validity_unreadable`` (line, field, value, problem) and the line is a warning.
+    """
     window: dict[str, str] = {}
-    for unit in sorted(headless + parsed.units, key=lambda u: u["line"]):
+    problem: dict[str, Any] | None = None
+    for unit in sorted(dates + parsed.units, key=lambda u: u["line"]):
         key = DATE_FIELDS.get(unit["field"])
         if key is None:
             continue
-        try:
-            value = date.fromisoformat(unit["value"]).isoformat()
-        except ValueError:
-            value = ""
-        if value != unit["value"] or len(unit["value"]) != 10:
-            raise SourceFileError(
-                source,
-                f"line {unit['line']}: {unit['field']} {unit['value']!r} is not an ISO date; "
-                "write YYYY-MM-DD",
+        day = None if "problem" in unit else parse_date(unit["value"])
+        why = unit.get("problem")
+        if why is None and day is None:
+            why = "not a date; write YYYY-MM-DD, YYYY/M/D, YYYY.M.D or YYYY年M月D日"
+        elif day is not None and key in window and window[key] != day.isoformat():
+            why = f"a second, different {unit['field']} in one document (the first says {window[key]})"
+        if why is not None:
+            where = {"line": unit["line"], "field": unit["field"], "value": unit["value"]}
+            problem = problem or {**where, "problem": why}
+            continue
+        assert day is not None
+        window[key] = day.isoformat()
+    if problem is None and window.get("valid_to", "9999-12-31") < window.get("valid_from", "0001-01-01"):
+        line = next(u["line"] for u in dates + parsed.units if u["field"] == VALID_TO_FIELD)
+        problem = {
+            "line": line,
+            "field": VALID_TO_FIELD,
+            "value": window["valid_to"],
+            "problem": f"失效日期 {window['valid_to']} is before 生效日期 {window['valid_from']}",
+        }
+    if problem is not None:
+        parsed.warnings.append(
+            (
+                problem["line"],
+                f"validity window unreadable: {problem['field']} {problem['value']!r}: {problem['problem']}; "
+                "questions about this document are refused (validity_unreadable) until it is fixed",
             )
-        if key in window and window[key] != value:
-            raise SourceFileError(
-                source, f"line {unit['line']}: a second, different {unit['field']} in one document"
-            )
-        window[key] = value
-    if "valid_from" in window and "valid_to" in window and window["valid_to"] < window["valid_from"]:
-        raise SourceFileError(source, "失效日期 is before 生效日期; the document is never valid")
+        )
+        for unit in parsed.units:
+            unit[VALIDITY_UNREADABLE] = dict(problem)
+        return
     for unit in parsed.units:
         unit.update(window)

@@ -31,10 +31,12 @@ import numpy.typing as npt
 
 from rag_lab.data import Progress, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
-from rag_lab.data.corpus import CorpusFile, check_root, walk
+from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
+from rag_lab.data.documents import warned_name
 from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
+from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"
@@ -52,6 +54,8 @@ PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forki
 MAX_WORKERS = 2
 POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+TERMS_SLICE = 20_000  # unit texts turned into term codes at a time
+WARNINGS_KEPT = 1000  # warnings listed in a build summary (all are counted, and all stored in the index)
 # the units table's columns after id, in order: a unit row as extract_batch makes it
 _STAGED_COLUMNS = [
     "evidence_id", "source", "sha256", "span_start", "span_end", "line", "text", "subject",
@@ -67,6 +71,28 @@ class BuildSummary:
     errors: list[dict[str, str]] = field(default_factory=list)
     warnings: int = 0
     seconds: float = 0.0
+    #: the first WARNINGS_KEPT warnings: {"path", "line", "message"} (line 0: about the whole file)
+    warning_list: list[dict[str, Any]] = field(default_factory=list)
+    #: files read without an error that gave no evidence unit
+    files_without_units: int = 0
+
+    def empty_reason(self) -> str | None:
+        """Why the index holds no evidence unit (None when it holds some)."""
+        if self.units:
+            return None
+        if not self.files:
+            return "the index holds 0 evidence units: the corpus has no documents/**/*.md and no images/**/*.png"
+        why = []
+        if self.files_without_units:
+            why.append(
+                f"{self.files_without_units} file(s) had no `字段：值` line (field, full-width colon U+FF1A, "
+                "value) under a `主题：…` line"
+            )
+        if self.errors:
+            why.append(f"{len(self.errors)} file(s) failed")
+        if self.warnings:
+            why.append(f"{self.warnings} line(s) were warned about")
+        return "the index holds 0 evidence units: " + "; ".join(why) + " (docs/corpus-format.md)"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -125,10 +151,15 @@ def build_index(
     *,
     progress: Progress | None = None,
     reserved_fields: frozenset[str] | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> BuildSummary:
-    """Index every file under ``root``; returns what was done. Bad files are reported, not fatal."""
+    """Index every file under ``root``; returns what was done. Bad files are reported, not fatal.
+
+    ``root`` must hold ``documents/`` or ``images/`` (:class:`CorpusError` otherwise, before
+    anything is created); a file over ``max_file_bytes`` is a per-file error, never read.
+    """
     started = time.perf_counter()
-    base = check_root(root)
+    base = check_corpus_root(root)
     path = Path(index_path) if index_path is not None else default_index_path(base)
     path.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary(index_path=str(path))
@@ -138,7 +169,9 @@ def build_index(
         try:
             items = list(walk(base))
             # workers are forked before the new index is opened: they never hold its connection
-            batches = extract_batches(base, items, AccessRules.load(base), close_in_workers=[lock_fd])
+            batches = extract_batches(
+                base, items, AccessRules.load(base), close_in_workers=[lock_fd], max_file_bytes=max_file_bytes
+            )
             try:
                 _write(
                     tmp, _with_progress(batches, progress, len(items)), config_for(reserved_fields), summary
@@ -179,9 +212,15 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
         for batch in batches:  # in sorted path order
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch.files)
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
+            db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
             summary.files += len(batch.files)
             summary.errors.extend(batch.errors)
             summary.warnings += len(batch.warnings)
+            summary.files_without_units += batch.without_units
+            room = WARNINGS_KEPT - len(summary.warning_list)
+            summary.warning_list.extend(
+                {"path": p, "line": ln, "message": m} for p, ln, m in batch.warnings[: max(room, 0)]
+            )
             acls.update(row[-1] for row in batch.files)
             units.add(batch)
         acls.update(units.acl_names)
@@ -224,20 +263,26 @@ class Batch:
     files: list[tuple[Any, ...]] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
+    warning_lines: list[tuple[str, int, str, str, bool]] = field(default_factory=list)  # see schema.py
     units: list[tuple[Any, ...]] = field(default_factory=list)
     images: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
     names: dict[tuple[str, str, str], int] = field(default_factory=dict)
     codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     terms: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    without_units: int = 0  # files read without error that gave no unit
 
 
-def extract_batch(root: Path, items: list[CorpusFile], rules: AccessRules) -> Batch:
+def extract_batch(
+    root: Path, items: list[CorpusFile], rules: AccessRules, max_file_bytes: int = MAX_FILE_BYTES
+) -> Batch:
     """Read, hash and parse ``items`` (see :class:`Batch`)."""
     batch = Batch()
     texts: list[str] = []
     names = batch.names
     for item in items:
-        rec = read_record(root, item, rules)
+        rec = read_record(root, item, rules, max_file_bytes)
+        if rec.error is None and not rec.units and rec.kind != "access":
+            batch.without_units += 1
         fp = rec.fingerprint
         batch.files.append(
             (
@@ -255,7 +300,13 @@ def extract_batch(root: Path, items: list[CorpusFile], rules: AccessRules) -> Ba
         if rec.error is not None:
             batch.errors.append({"path": rec.path, "error": rec.error})
         batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
-        for unit in rec.units:
+        for number, text in sorted(rec.warning_lines.items()):
+            about = warned_name(text)
+            if about is not None:
+                batch.warning_lines.append((rec.path, number, text, *about))
+        pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+        while pending:
+            unit = pending.pop()
             acl = unit.get("acl", PUBLIC)
             if unit["modality"] == "image":
                 batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
@@ -265,8 +316,16 @@ def extract_batch(root: Path, items: list[CorpusFile], rules: AccessRules) -> Ba
                 if unit[kind] is not None:
                     key = (unit[kind], kind, acl)
                     names[key] = names.get(key, 0) + 1
-    batch.codes, batch.terms = unit_terms(texts)
+    batch.codes, batch.terms = _terms_in_slices(texts)
     return batch
+
+
+def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``unit_terms(texts)``, TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
+    if len(texts) <= TERMS_SLICE:
+        return unit_terms(texts)
+    parts = [unit_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
+    return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 
 def _unit_row(unit: Unit, acl: str) -> tuple[Any, ...]:
@@ -308,13 +367,20 @@ class _Batches(Iterator[Batch]):
 
 
 def extract_batches(
-    root: Path, items: list[CorpusFile], rules: AccessRules, *, close_in_workers: Iterable[int] = ()
+    root: Path,
+    items: list[CorpusFile],
+    rules: AccessRules,
+    *,
+    close_in_workers: Iterable[int] = (),
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> _Batches:
     chunks = [items[i : i + BATCH_FILES] for i in range(0, len(items), BATCH_FILES)]
     workers = _worker_count(len(items))
     if workers < 2:
-        return _Batches(extract_batch(root, chunk, rules) for chunk in chunks)
-    pool = _ForkPool(workers, lambda chunk: extract_batch(root, chunk, rules), list(close_in_workers))
+        return _Batches(extract_batch(root, chunk, rules, max_file_bytes) for chunk in chunks)
+    pool = _ForkPool(
+        workers, lambda chunk: extract_batch(root, chunk, rules, max_file_bytes), list(close_in_workers)
+    )
     return _Batches(pool.start(chunks), pool.close)
 
 

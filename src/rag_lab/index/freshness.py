@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rag_lab.data import read_record
 from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
-from rag_lab.data.corpus import sha256_hex, walk_one, walk_stats
+from rag_lab.data.corpus import sha256_of_file, walk_one, walk_stats
 from rag_lab.index.store import Index
 
 
@@ -41,10 +41,10 @@ class Changes:
 def file_changed(root: Path, path: str, snap: tuple[object, ...]) -> bool:
     """Re-hash one file and compare with its snapshot row (used for cited files too)."""
     try:
-        data = (root / path).read_bytes()
+        digest = sha256_of_file(root / path)  # in chunks: a huge file costs no memory
     except OSError:
         return snap[4] is not None
-    return sha256_hex(data) != snap[4]
+    return digest != snap[4]
 
 
 def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:

@@ -11,6 +11,10 @@ CREATE TABLE files (
     mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT, acl TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
+-- the text of each warned line and the field name it probably meant, or (subject_line = 1)
+-- the subject a broken 主题 line meant to name: notes on refusals (retrieval/notes.py)
+CREATE TABLE warning_lines (path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, name TEXT NOT NULL,
+                            subject_line INTEGER NOT NULL);
 CREATE TABLE units (
     id INTEGER PRIMARY KEY,            -- 1.. in evidence_id order: ties by id == ties by evidence_id
     evidence_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, sha256 TEXT NOT NULL,
@@ -33,5 +37,6 @@ CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len 
 INDEXES = """
 CREATE INDEX units_key ON units (subject, field);   -- the same-key map
 CREATE INDEX units_source ON units (source);
+CREATE INDEX warning_lines_name ON warning_lines (name);
 CREATE INDEX images_attrs ON images (color, size, shape);
 """

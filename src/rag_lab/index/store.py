@@ -249,6 +249,29 @@ class Index:
             {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
         ]
 
+    def warned_lines_naming(
+        self, names: Iterable[str], subjects: Iterable[str], limit: int
+    ) -> list[tuple[str, int, str, str]]:
+        """(path, line, text, message) of warned lines about one of ``names`` in files the caller
+        may see: a broken subject line naming it, or a would-be field line of it in a file that
+        holds a visible unit of one of ``subjects``. By path and line, at most ``limit`` per
+        chunk of names (notes on refusals, rag_lab.retrieval.notes)."""
+        wanted, about = sorted(set(names)), sorted(set(subjects))
+        visible = list(self.visible)
+        acl = ",".join("?" * len(visible))
+        found: set[tuple[str, int, str, str]] = set()
+        for chunk in _chunks(wanted):
+            sql = (
+                "SELECT l.path, l.line, l.text, w.message FROM warning_lines l "
+                "JOIN file_warnings w ON w.path = l.path AND w.line = l.line "
+                f"JOIN files f ON f.path = l.path WHERE l.name IN ({','.join('?' * len(chunk))}) "
+                f"AND f.acl IN ({acl}) AND (l.subject_line = 1 OR EXISTS (SELECT 1 FROM units u WHERE "
+                f"u.source = l.path AND u.subject IN ({','.join('?' * len(about))}) AND u.acl IN ({acl}))) "
+                "ORDER BY l.path, l.line LIMIT ?"
+            )
+            found.update(self._query(sql, [*chunk, *visible, *about, *visible, limit]))
+        return sorted(found)
+
     # -- postings ------------------------------------------------------------------------
     def postings(
         self, terms: Sequence[int]

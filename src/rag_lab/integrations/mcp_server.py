@@ -40,15 +40,13 @@ from rag_lab.integrations.evidence import (
     open_citation,
     quoted,
 )
+from rag_lab.limits import MAX_BUDGET, MAX_TOP_K
 from rag_lab.records import Result, Status
 from rag_lab.retrieval import query_once
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
 
 #: Who asks when nothing else is said (as ``rag-lab serve``).
 ANONYMOUS = "anonymous"
-#: The most candidates and the largest context budget (code points) a tool call may ask for.
-MAX_TOP_K = 100
-MAX_BUDGET = 100_000
 
 INSTRUCTIONS = (
     "rag_lab answers questions from one folder of source files and never says more than its sources "

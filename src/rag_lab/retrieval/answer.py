@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from rag_lab.data.access import Principal
+from rag_lab.data.documents import VALIDITY_UNREADABLE
 from rag_lab.limits import MAX_CLARIFICATION_OPTIONS
 from rag_lab.records import (
     IMAGE_SUPPORT_SCOPE,
@@ -88,6 +89,16 @@ def in_window(unit: Unit, as_of: date) -> bool:
     return bool(unit.get("valid_from", day) <= day < unit.get("valid_to", "9999-12-31"))
 
 
+def unreadable_windows(units: list[Unit]) -> list[tuple[str, dict[str, Any]]]:
+    """(source, problem) of every file among ``units`` whose validity window cannot be read."""
+    found: dict[str, dict[str, Any]] = {}
+    for unit in units:
+        problem = unit.get(VALIDITY_UNREADABLE)
+        if isinstance(problem, dict):
+            found.setdefault(str(unit["source"]), problem)
+    return sorted(found.items())
+
+
 class Decider:
     """One request's decision state: the reader cache, the trace, the evidence source."""
 
@@ -147,6 +158,9 @@ class Decider:
         return self.audit(subject, field_name, everything)
 
     def audit(self, subject: str, field_name: str, everything: list[Unit]) -> SlotResult:
+        unreadable = unreadable_windows(everything)
+        if unreadable:
+            return self.refuse_unreadable(subject, field_name, everything, unreadable)
         current = sorted(
             (u for u in everything if in_window(u, self.as_of)), key=lambda u: (u["source"], u["span"] or [0])
         )
@@ -188,6 +202,28 @@ class Decider:
                 + "; no source is preferred."
             )
         return result
+
+    def refuse_unreadable(
+        self, subject: str, field_name: str, everything: list[Unit], unreadable: list[tuple[str, dict[str, Any]]]
+    ) -> SlotResult:
+        """Some source of the key has a validity window that cannot be read: whether its value
+        is current is unknown, so no value of the key is given (fail closed)."""
+        self.trace.add(
+            "audit",
+            subject=subject,
+            field=field_name,
+            same_key_units=[u["evidence_id"] for u in everything],
+            validity_unreadable=[{"source": s, **p} for s, p in unreadable],
+        )
+        where = "; ".join(f"{s}:{p['line']} {p['field']} {p['value']!r} ({p['problem']})" for s, p in unreadable)
+        return SlotResult(
+            subject,
+            field_name,
+            Status.REFUSED,
+            Reason.VALIDITY_UNREADABLE,
+            f"The validity window of {len(unreadable)} source(s) of {subject} {field_name} is unreadable: "
+            f"{where}. Fix the date and rebuild the index with `rag-lab index ROOT`.",
+        )
 
     # -- images ------------------------------------------------------------------------------
     def decide_image(

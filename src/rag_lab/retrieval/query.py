@@ -10,10 +10,11 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
+from rag_lab.limits import check_budget, check_top_k
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
+from rag_lab.retrieval.notes import warned_line_notes
 from rag_lab.retrieval.order import order_context
-from rag_lab.limits import check_budget, check_top_k
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, pack_context
 from rag_lab.retrieval.package import package_of
 from rag_lab.retrieval.question import ParsedQuestion, check_question, parse_text_question
@@ -155,4 +156,11 @@ def run_request(
     )
     kept = select_context(question, candidates, index, config, trace, parsed)
     day = date.fromisoformat(config["as_of"])
-    return answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)
+    result = answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)
+    if result["status"] != Status.ANSWERED:
+        notes = warned_line_notes(question, parsed, index)
+        if notes:  # a warned line probably explains the non-answer (retrieval/notes.py)
+            result["message"] += " Note: " + " Note: ".join(n["note"] for n in notes)
+            result["notes"] = notes
+            result["trace"] = result.pop("trace")  # the trace stays the last key
+    return result

@@ -2,7 +2,8 @@
 
 Checks run in order and stop at the first failure, which is named (``path``,
 ``exists``, ``sha256``, ``span``, ``remeasure``). A :class:`SourceReader` caches each
-file's bytes for one request, so a file cited many times is read and hashed once.
+file's bytes, SHA-256 and decoded text for one request (keyed by path), so a file whose
+units are verified many times is read, hashed and decoded once.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class SourceReader:
         self.root = Path(root)
         self.real_root = self.root.resolve()
         self._cache: dict[str, tuple[bytes | None, str | None]] = {}
+        self._digests: dict[str, str] = {}
+        self._texts: dict[str, str | None] = {}
 
     def resolve(self, source: object) -> tuple[Path | None, str | None]:
         """The file a unit's ``source`` names, or why it may not be read."""
@@ -76,8 +79,23 @@ class SourceReader:
         return self._cache[source]
 
     def sha256(self, source: str) -> str | None:
-        data, _ = self.read(source)
-        return None if data is None else sha256_hex(data)
+        """The file's SHA-256 (computed once per reader)."""
+        if source not in self._digests:
+            data, _ = self.read(source)
+            if data is None:
+                return None
+            self._digests[source] = sha256_hex(data)
+        return self._digests[source]
+
+    def text(self, source: str) -> str | None:
+        """The file decoded as UTF-8 (once per reader); None when it cannot be read or decoded."""
+        if source not in self._texts:
+            data, _ = self.read(source)
+            try:
+                self._texts[source] = None if data is None else data.decode("utf-8")
+            except UnicodeDecodeError:
+                self._texts[source] = None
+        return self._texts[source]
 
 
 def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
@@ -96,7 +114,7 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
     if data is None:
         return fail("exists", problem or f"{unit['source']!r} does not exist")
     result.checks.append("exists")
-    digest = sha256_hex(data)
+    digest = reader.sha256(unit["source"]) or ""
     if digest != unit.get("sha256"):
         return fail(
             "sha256",
@@ -107,7 +125,7 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
         problem = _remeasure(unit, data)
         check = "remeasure"
     else:
-        problem = _span(unit, data)
+        problem = _span(unit, reader.text(unit["source"]))
         check = "span"
     if problem is not None:
         return fail(check, problem)
@@ -124,13 +142,11 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
     return result
 
 
-def _span(unit: Unit, data: bytes) -> str | None:
+def _span(unit: Unit, text: str | None) -> str | None:
     span = unit.get("span")
     if not (isinstance(span, list | tuple) and len(span) == 2 and all(isinstance(x, int) for x in span)):
         return f"span {span!r} is not [start, end]"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+    if text is None:
         return "the file is no longer valid UTF-8"
     start, end = span
     if not 0 <= start <= end <= len(text):

@@ -11,26 +11,25 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo"]
+LAYERS = ["errors", "records", "limits", "neural", "data", "index", "answering", "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
     "records": {"errors"},
-    "data": {"errors", "records"},
-    "index": {"errors", "records", "data"},
-    "retrieval": {"errors", "records", "data", "index"},
-    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
+    "limits": {"errors"},
+    "neural": {"errors"},
+    "data": {"errors", "records", "limits"},
+    "index": {"errors", "records", "data", "limits", "neural"},
+    # answering: the per-kind decisions that retrieval/answer.py dispatches to (no I/O of its own)
+    "answering": {"errors", "records", "data", "index", "limits", "neural"},
+    "retrieval": {"errors", "records", "data", "index", "answering", "limits", "neural"},
+    "evaluation": {"errors", "records", "data", "index", "retrieval", "demo", "limits"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
-    "integrations": {"errors", "records", "data", "index", "retrieval"},
+    "integrations": {"errors", "records", "data", "index", "retrieval", "limits"},
     "cli": set(LAYERS) - {"server"},
     "server": set(LAYERS) - {"cli"},
 }
-# The request caps and the optional embedding model sit beside errors: any stage may use them.
-LAYERS += ["limits", "neural"]
-for _stage_name in ALLOWED:
-    ALLOWED[_stage_name] |= {"limits", "neural"} - {_stage_name} if _stage_name not in {"errors", "records"} else set()
-ALLOWED["limits"] = ALLOWED["neural"] = {"errors"}
 
 
 def test_public_api_is_pinned() -> None:

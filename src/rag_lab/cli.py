@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, QuestionError, RagLabError
@@ -40,6 +40,7 @@ DEMO_QUESTIONS = (
     "什么时候能借东西",
     "借阅台 和 测试台 的 开放时间",
 )
+DEMO_PROSE_QUESTIONS = ("新图书馆位于哪里？", "报告厅A共有多少个座位？", "新馆的停车场有多少个车位？")
 
 
 WARNINGS_SHOWN = 100  # warnings printed by `rag-lab index` (all are in the index; --json lists 1000)
@@ -100,7 +101,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
 
     summary = build_index(
-        args.root, args.index, progress=_progress_bar("indexing"), max_file_bytes=args.max_file_bytes
+        args.root,
+        args.index,
+        progress=_progress_bar("indexing"),
+        max_file_bytes=args.max_file_bytes,
+        vectors=args.vectors,
     )
     data = summary.as_dict()
     empty = summary.empty_reason()
@@ -177,6 +182,7 @@ def _ask(args: argparse.Namespace, question: str, root: Path) -> dict[str, Any]:
         dedup=not args.no_dedup,
         as_of=_as_of(args.as_of),
         principal=_principal(args),
+        retrieval=getattr(args, "retrieval", "lexical"),
     )
 
 
@@ -228,20 +234,47 @@ def cmd_demo(args: argparse.Namespace) -> int:
             if not args.json:
                 print(f"\n? {question}")
                 print(render_result(result, root))
+        prose = _demo_prose(args, Path(tmp) / "prose", notes)
     if args.json:
-        _emit_json({"index": summary, "results": results})
+        _emit_json({"index": summary, "results": results, "prose": prose})
     return EXIT_OK
+
+
+def _demo_prose(args: argparse.Namespace, root: Path, notes: TextIO) -> list[dict[str, Any]]:
+    from rag_lab.demo import prose_corpus_path
+    from rag_lab.index import build_index
+    from rag_lab.render import render_result
+
+    shutil.copytree(prose_corpus_path(), root)
+    summary = build_index(root).as_dict()
+    print(f"\ncopied the prose demo corpus to {root}: {summary['files']} files, {summary['units']} units", file=notes)
+    args.root = str(root)
+    results = []
+    for question in DEMO_PROSE_QUESTIONS:
+        result = _ask(args, question, root)
+        results.append(result)
+        if not args.json:
+            print(f"\n? {question}")
+            print(render_result(result, root))
+    return results
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from rag_lab.evaluation import evaluate_demo, evaluate_file, render_report
+    from rag_lab.evaluation.gate import compare_evidence, load_evidence, save_evidence
 
-    if args.demo:
-        report = evaluate_demo()
+    baseline = load_evidence(args.compare_evidence) if args.compare_evidence else None
+    sets: dict[str, Any] = {}
+    if args.demo or args.demo_prose:
+        report = evaluate_demo(prose=args.demo_prose, evidence=sets)
     else:
         if args.root is None or args.questions is None:
             raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
-        report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
+        report = evaluate_file(
+            args.root, args.questions, index_path=args.index, principal=_principal(args), evidence=sets
+        )
+    if args.save_evidence:
+        save_evidence(args.save_evidence, report["questions"], sets)
     report["bars"] = check_bars(report, {bar.option: getattr(args, bar.dest) for bar in BARS})
     if args.json:
         _emit_json(report)
@@ -250,7 +283,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for checked in report["bars"]:
         if checked["outcome"] != BarOutcome.MET:
             print(describe(checked), file=sys.stderr)
-    return EXIT_BELOW_BAR if any(c["outcome"] == BarOutcome.MISSED for c in report["bars"]) else EXIT_OK
+    below = any(c["outcome"] == BarOutcome.MISSED for c in report["bars"])
+    if baseline is not None:
+        failures, evidence_notes = compare_evidence(baseline, sets)
+        for line in evidence_notes:
+            print(f"evidence: {line}", file=sys.stderr)
+        for line in failures:
+            print(f"below the bar: {line}", file=sys.stderr)
+        below = below or bool(failures)
+    return EXIT_BELOW_BAR if below else EXIT_OK
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -332,6 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as JSON (with warning_list)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any file failed (the index is still built)")
     p.add_argument(
+        "--vectors", action="store_true", help="also embed prose units for --retrieval fused (needs [neural])"
+    )
+    p.add_argument(
         "--max-file-bytes",
         type=_positive,
         default=MAX_FILE_BYTES,
@@ -387,11 +431,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a question set and report answering and refusing separately",
         formatter_class=fmt,
         description="Evaluate a corpus with a JSONL question set (docs/evaluation.md).\n\nExamples:\n"
-        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9",
+        "  rag-lab eval --demo --json\n  rag-lab eval ./corpus questions.jsonl --min-coverage 0.9\n"
+        "  rag-lab eval ./corpus q.jsonl --save-evidence sets.json   # later: --compare-evidence sets.json",
     )
     p.add_argument("root", nargs="?")
     p.add_argument("questions", nargs="?")
     p.add_argument("--demo", action="store_true", help="the shipped question set on a fresh demo corpus")
+    p.add_argument("--demo-prose", action="store_true", help="the prose demo's question set on a fresh copy")
+    p.add_argument("--save-evidence", metavar="FILE", help="write each question's evidence set (release gate)")
+    p.add_argument(
+        "--compare-evidence",
+        metavar="FILE",
+        help="exit 4 when a slot covered in FILE is lost or a verified answer changed; print the differences",
+    )
     p.add_argument("--index")
     p.add_argument("--json", action="store_true")
     for bar in BARS:  # a bar on a metric with nothing to count is reported as not applicable
@@ -465,6 +517,12 @@ def _ask_options(p: argparse.ArgumentParser, *, with_as_of: bool = True) -> None
     p.add_argument("--budget-unit", choices=("codepoints", "tokens"), default="codepoints")
     p.add_argument("--ordering", choices=("relevance", "by_slot", "ends"), default="relevance")
     p.add_argument("--no-dedup", action="store_true", help="keep byte-identical copies in the context")
+    p.add_argument(
+        "--retrieval",
+        choices=("lexical", "fused"),
+        default="lexical",
+        help="lexical (BM25, default) or fused with dense vectors (index built with --vectors)",
+    )
     if with_as_of:
         p.add_argument("--as-of", help="date for validity windows, YYYY-MM-DD (default today)")
         _principal_options(p)

@@ -13,6 +13,10 @@ Evidence unit (image)::
     evidence_id, source, sha256, span=None, line=None, text (measured phrase),
     subject=None, field=None, value (= text), modality="image",
     color, size, shape, area, mean_color, bbox, width, height
+
+Prose and table units (data/prose.py, data/tables.py) are text units with a ``kind``
+(``sentence``, ``table_row``, ``table_cell``; absent means ``field_line``) and
+``span`` reading exactly ``text``; see docs/corpus-format.md.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class Reason(StrEnum):
     AMBIGUOUS_FIELD = "ambiguous_field"
     PARTIAL_SUPPORT = "partial_support"
     VALIDITY_UNREADABLE = "validity_unreadable"
+    INSUFFICIENT_EVIDENCE = "insufficient_evidence"
 
 
 class Modality(StrEnum):
@@ -61,11 +66,14 @@ class Modality(StrEnum):
 class SupportType(StrEnum):
     VERBATIM_LINE = "verbatim_line"
     REMEASURED_PIXELS = "remeasured_pixels"
+    VERBATIM_SENTENCE = "verbatim_sentence"
+    VERBATIM_CELL = "verbatim_cell"
 
 
 SUPPORT_SCOPE = "complete_current_subject_field_source_set"
 VISIBLE_SUPPORT_SCOPE = "complete_current_visible_subject_field_source_set"
 IMAGE_SUPPORT_SCOPE = "complete_current_image_attribute_set"
+PROSE_SUPPORT_SCOPE = "retrieved_sentences_passing_support_check"
 
 #: Fields kept in the index as data but never returned as an answer value.
 DEFAULT_RESERVED_FIELDS: frozenset[str] = frozenset({"原文", "性质", "版本说明", "权限"})

@@ -120,6 +120,10 @@ def test_demo_runs_from_an_installed_console_script() -> None:
     assert "answered: 周二至周五十四点到十七点。" in completed.stdout
     assert "refused (conflicting_evidence)" in completed.stdout
     assert "refused (unsupported_attribute)" in completed.stdout
+    # the prose demo: a verbatim sentence, a conflict between independent sources, a refusal
+    assert "answered: 新馆位于东湖校区北门西侧，建筑面积约两万三千平方米。" in completed.stdout
+    assert "verbatim_sentence" in completed.stdout and "side '350个': 2 source(s)" in completed.stdout
+    assert "refused (insufficient_evidence): No retrieved passage mentions 停车场、车位" in completed.stdout
 
 
 def test_citations_are_followed_by_a_one_line_legend(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -128,7 +128,8 @@ def test_an_unrelated_folder_is_an_error_without_a_suggestion(
 
 
 def test_an_index_with_no_unit_says_so_and_why(make_corpus: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    root = make_corpus({"documents/a.md": "# 借阅台\n\n开放时间是九点。\n", "documents/b.md": "地点:一楼\n"})
+    # headings and punctuation only: no field line, no sentence, no table
+    root = make_corpus({"documents/a.md": "# 借阅台\n\n## 开放\n", "documents/b.md": "---\n\n地点：\n"})
     code, out, err = run(capsys, "index", str(root))
     assert code == 0 and "0 units" in out
     assert "note: the index holds 0 evidence units: 2 file(s) had no `字段：值` line" in err
@@ -142,7 +143,7 @@ def test_an_empty_documents_folder_says_the_corpus_has_no_files(
 ) -> None:
     root = make_corpus({})
     code, _, err = run(capsys, "index", str(root))
-    assert code == 0 and "the corpus has no documents/**/*.md and no images/**/*.png" in err
+    assert code == 0 and "the corpus has no documents/**/*.md or *.txt and no images/**/*.png" in err
 
 
 def test_messages_name_the_real_root(make_corpus: Any, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rag_lab.cli import main
-from rag_lab.data import extract_documents
+from rag_lab.data import extract_corpus
 from rag_lab.errors import TraceError
 from rag_lab.index import Index
 from rag_lab.retrieval import query_once
@@ -276,7 +276,7 @@ def test_missing_trace_file_and_unreplayable_traces(
 
 
 def test_frozen_candidates_are_still_demo_units(demo_root: Path) -> None:
-    units = {u["evidence_id"]: u for u in extract_documents(demo_root)}
+    units = {u["evidence_id"]: u for rec in extract_corpus(demo_root) for u in rec.units}  # prose too
     for case in FROZEN["cases"]:
         for candidate in case["candidates"]:
             assert units.get(candidate["evidence"]["evidence_id"]) == candidate["evidence"], case["name"]

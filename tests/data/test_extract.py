@@ -84,7 +84,7 @@ def test_every_span_reconstructs_its_line(
 def test_extract_documents_is_sorted_by_path_then_line(tmp_path: Path) -> None:
     write(tmp_path, "documents/b.md", "主题：乙\n地点：二楼\n容量：八人\n".encode())
     write(tmp_path, "documents/a/z.md", "主题：甲\n地点：一楼\n".encode())
-    write(tmp_path, "documents/notes.txt", "主题：丙\n地点：三楼\n".encode())
+    write(tmp_path, "documents/notes.rst", "主题：丙\n地点：三楼\n".encode())
     units = extract_documents(tmp_path)
     assert [(u["source"], u["line"]) for u in units] == [
         ("documents/a/z.md", 2),

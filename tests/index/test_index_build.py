@@ -19,10 +19,10 @@ MakeCorpus = Callable[..., Path]
 def test_demo_summary_counts(demo_root: Path) -> None:
     summary = build_index(demo_root)
     assert summary.index_path == str(demo_root / ".rag_lab" / "index.sqlite")
-    assert (summary.files, summary.units, summary.errors, summary.warnings) == (45, 132, [], 0)
+    assert (summary.files, summary.units, summary.errors, summary.warnings) == (45, 134, [], 0)
     assert set(summary.as_dict()) == {"index", "files", "units", "errors", "warnings", "seconds"}
     with Index(default_index_path(demo_root)) as index:
-        assert index.unit_count == 132
+        assert index.unit_count == 134
         assert len(index.snapshot()) == 45
 
 

@@ -44,7 +44,7 @@ def test_added_file(root: Path) -> None:
 
 
 def test_added_non_corpus_file_is_not_a_change(root: Path) -> None:
-    (root / "documents" / "readme.txt").write_text("主题：丙\n", encoding="utf-8")
+    (root / "documents" / "readme.rst").write_text("主题：丙\n", encoding="utf-8")
     (root / "notes.md").write_text("主题：丙\n", encoding="utf-8")
     assert not changes(root).stale
 

@@ -27,6 +27,7 @@ from PIL import Image, ImageDraw
 from rag_lab.cli import main
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import evidence_id
+from rag_lab.data.prose import MAX_SENTENCES
 from rag_lab.errors import IndexError_, QuestionError
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
 from rag_lab.limits import MAX_FILE_BYTES
@@ -296,8 +297,10 @@ def test_rel_50mb_document_over_the_limit_is_a_file_error_and_costs_no_memory(tm
     with open(root / "documents/huge.md", "wb") as out:
         out.write("主题：巨文档\n开始：一\n".encode())
         block = line * 1000
+        blocks = 0
         while out.tell() < 50 * 1024 * 1024:
             out.write(block)
+            blocks += 1
         out.write("结尾：最后一行\n".encode())
     size = (root / "documents/huge.md").stat().st_size
     _, _, baseline = _build_peak(make_root(tmp_path / "small", {}), MAX_FILE_BYTES)
@@ -310,7 +313,8 @@ def test_rel_50mb_document_over_the_limit_is_a_file_error_and_costs_no_memory(tm
     assert_others_fine(root)
     # a raised limit indexes it, peak RSS within a few copies of the file (bytes, text, lines)
     units, errors, peak = _build_peak(root, 64 * 1024 * 1024)
-    assert (units, errors) == (6, [])  # 2 good + 1 image + 开始 + 结尾 + 电话
+    # 2 good + 1 image + 开始 + 结尾 + 电话, and the prose lines up to the per-document sentence cap
+    assert (units, errors) == (6 + MAX_SENTENCES, [])
     assert peak < 10 * size, f"peak RSS {peak} B for a {size}-byte document"
 
 

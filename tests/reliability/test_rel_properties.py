@@ -63,8 +63,9 @@ def documents(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, str]]]:
 
 
 def parse(text: str, source: str = "documents/p.md") -> list[dict[str, Any]]:
+    """The field units (prose units have their own properties: tests/data/test_prose.py)."""
     data = text.encode("utf-8")
-    return parse_document(source, data, hashlib.sha256(data).hexdigest()).units
+    return [u for u in parse_document(source, data, hashlib.sha256(data).hexdigest()).units if "kind" not in u]
 
 
 @FAST

@@ -53,7 +53,7 @@ def test_add_and_delete_are_named(client: TestClient, corpus: Path) -> None:
         "主题：新馆\n地点：南门\n", encoding="utf-8"
     )
     (corpus / "images" / "yellow_square.png").unlink()
-    (corpus / "documents" / "notes.txt").write_text("not a corpus file", encoding="utf-8")
+    (corpus / "documents" / "notes.rst").write_text("not a corpus file", encoding="utf-8")
     expected = {
         "added": ["documents/new/deep/added.md"],
         "deleted": ["images/yellow_square.png"],

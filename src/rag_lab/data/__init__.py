@@ -160,7 +160,9 @@ def extract_corpus(root: str | os.PathLike[str], progress: Progress | None = Non
 
 def extract_documents(root: str | os.PathLike[str]) -> list[Unit]:
     """Seed API: the field units of every ``ROOT/documents/**/*.md``, sorted by path then line."""
-    return [u for rec in iter_records(root) if rec.kind == "document" for u in rec.units]
+    return [
+        u for rec in iter_records(root) if rec.kind == "document" for u in rec.units if "kind" not in u
+    ]
 
 
 __all__ = ["FileRecord", "extract_corpus", "extract_documents", "image_unit", "read_record", "too_large"]

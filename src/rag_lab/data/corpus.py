@@ -1,6 +1,6 @@
 """Walking a corpus root: which files belong to it, their bytes, hashes and stat fingerprints.
 
-Corpus files are ``ROOT/documents/**/*.md`` and ``ROOT/images/**/*.png``; paths are
+Corpus files are ``ROOT/documents/**/*.md`` (and ``*.txt``, prose) and ``ROOT/images/**/*.png``; paths are
 relative POSIX strings, sorted. Directory symlinks are not followed; a file symlink
 is part of the corpus only while it resolves inside ROOT (otherwise the walk reports
 it as an error file). The index folder ``ROOT/.rag_lab`` is never part of the corpus.
@@ -17,7 +17,7 @@ from pathlib import Path
 from rag_lab.data.access import SIDECAR
 from rag_lab.errors import CorpusError
 
-KINDS = {"documents": ".md", "images": ".png"}
+KINDS: dict[str, str | tuple[str, ...]] = {"documents": (".md", ".txt"), "images": ".png"}
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ class ParsedDocument:
     units: list[Unit]
     warnings: list[tuple[int, str]] = field(default_factory=list)
     access: list[str] = field(default_factory=list)  # raw 权限 values (data/access.py)
+    field_lines: set[int] = field(default_factory=set)  # lines that are never prose (data/prose.py)
 
 
 def evidence_id(source: str, span: tuple[int, int] | None, sha256: str) -> str:
@@ -137,6 +138,7 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         if split is None:
             continue
         if isinstance(split, str):
+            parsed.field_lines.add(number)
             head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
             if head in DATE_FIELDS:
                 # a window we cannot read must not silently widen to "always valid"
@@ -148,6 +150,12 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             parsed.warnings.append((number, split))
             continue
         name, value = split
+        if name != SUBJECT_FIELD and subject is None and name not in DATE_FIELDS and name != ACCESS_FIELD:
+            parsed.warnings.append(
+                (number, f"field line before any 主题 line; add 主题：… above line {number}")
+            )
+            continue  # kept as prose (data/prose.py)
+        parsed.field_lines.add(number)
         if name == SUBJECT_FIELD:
             subject = value
             continue
@@ -159,11 +167,6 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             if subject is None:
                 headless_dates.append({"field": name, "value": value, "line": number})
                 continue
-        if subject is None:
-            parsed.warnings.append(
-                (number, f"field line before any 主题 line; add 主题：… above line {number}")
-            )
-            continue
         span = (start + lead, start + lead + len(stripped))
         parsed.units.append(
             {
@@ -188,9 +191,22 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "save the file with LF or CRLF line endings",
             )
         )
+    _add_prose(source, sha256, text, parsed)
     if dated:
         _apply_validity(parsed, headless_dates)
     return parsed
+
+
+def _add_prose(source: str, sha256: str, text: str, parsed: ParsedDocument) -> None:
+    """Tables and sentences of every line that is not a field line (data/tables.py, data/prose.py)."""
+    from rag_lab.data.prose import prose_units
+    from rag_lab.data.tables import table_units
+
+    lines = iter_lines(text)
+    tables, table_lines = table_units(source, sha256, lines, parsed.field_lines)
+    sentences = prose_units(source, sha256, lines, parsed.field_lines | table_lines, parsed.warnings)
+    if tables or sentences:
+        parsed.units = sorted(parsed.units + tables + sentences, key=lambda u: (u["span"][0], -u["span"][1]))
 
 
 def _apply_validity(parsed: ParsedDocument, dates: list[Unit]) -> None:

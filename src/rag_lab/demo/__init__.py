@@ -15,3 +15,13 @@ def corpus_path() -> Path:
 def questions_path() -> Path:
     """The shipped, versioned demo question set (JSONL, docs/evaluation.md)."""
     return _HERE / "questions.jsonl"
+
+
+def prose_corpus_path() -> Path:
+    """The prose demo corpus (Markdown and text prose, a table, a conflict, a reprint)."""
+    return _HERE / "prose"
+
+
+def prose_questions_path() -> Path:
+    """The prose demo's question set (answerable, negatives, a conflict)."""
+    return _HERE / "prose_questions.jsonl"

@@ -2,8 +2,10 @@
 
 A citation is *valid* when its path stays inside ROOT, the file's current SHA-256
 equals the cited one, and the span still reads a ``字段：值`` line (text) or the image
-re-measures to the cited bbox (image). It *supports* an answer when the cited line's
-value (or the image's phrase) equals the answered value.
+re-measures to the cited bbox (image), or still reads non-empty text (a sentence, table row
+or cell). It *supports* an answer when the cited line's value (or the image's phrase)
+equals the answered value; a cited sentence supports a prose answer when it holds the
+answer's typed value (``answer_span``), or is the answer.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def recheck(root: Path, cite: dict[str, Any]) -> tuple[str | None, str | None]:
         return None, str(measured["text"])
     start, end = cite.get("span") or (0, 0)
     line = data.decode("utf-8", errors="replace")[start:end].strip()
+    if cite.get("kind") in ("sentence", "table_row", "table_cell"):  # prose and tables: the span is the text
+        return (None, line) if line else (f"{source} span [{start}, {end}) reads nothing", None)
     if "：" not in line:
         return f"{source} span [{start}, {end}) does not read a field line", None
     return None, line.split("：", 1)[1]

@@ -12,7 +12,8 @@ from rag_lab.errors import QuestionSetError
 from rag_lab.records import Reason, Status
 
 REQUIRED = ("id", "question", "expect_status", "category")
-OPTIONAL = ("expect_answer", "expect_reason", "top_k", "budget", "as_of", "note")
+OPTIONAL = ("expect_answer", "expect_reason", "top_k", "budget", "as_of", "note", "match")
+MATCHES = ("exact", "contains")  # contains: prose answers (docs/evaluation.md)
 
 
 def _fail(path: Path, line: int, message: str) -> QuestionSetError:
@@ -47,6 +48,10 @@ def _check(path: Path, line: int, item: Any, seen: set[str]) -> dict[str, Any]:
             raise _fail(path, line, "expect_answer (a string, or a list with one entry per slot) is required")
     elif expect_answer is not None:
         raise _fail(path, line, f"expect_answer must be absent when expect_status is {item['expect_status']}")
+    if item.get("match", "exact") not in MATCHES:
+        raise _fail(path, line, f"match {item['match']!r} is not one of {list(MATCHES)}")
+    if item.get("match") == "contains" and not isinstance(expect_answer, str | None):
+        raise _fail(path, line, "match 'contains' needs expect_answer to be one string")
     for key in ("top_k", "budget"):
         if key in item and (not isinstance(item[key], int) or isinstance(item[key], bool)):
             raise _fail(path, line, f"{key} must be a whole number")

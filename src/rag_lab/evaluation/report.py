@@ -49,6 +49,10 @@ def render_report(report: dict[str, Any]) -> str:
     cv, cs = report["citation_validity"], report["citation_support"]
     lines += [
         f"clarifications      : {report['clarifications']['correct']} of {report['clarifications']['expected']}",
+        f"negative rejection  : {report['negative_rejection']['refused']} of "
+        f"{report['negative_rejection']['expected']} ({_share(report['negative_rejection']['rate'])})",
+        f"conflict detection  : {report['conflict_detection']['detected']} of "
+        f"{report['conflict_detection']['expected']} ({_share(report['conflict_detection']['rate'])})",
         f"citation validity   : {cv['valid']}/{cv['checked']} ({_share(cv['rate'])})",
         f"citation support    : {cs['supporting']}/{cs['checked']} ({_share(cs['rate'])})",
         "counters            : " + " ".join(f"{k}={v}" for k, v in report["counters"].items()),

@@ -17,6 +17,7 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.evaluation.citations import recheck
+from rag_lab.evaluation.gate import evidence_set
 from rag_lab.evaluation.questions import load_questions
 from rag_lab.records import Modality, Status
 from rag_lab.retrieval import query_once
@@ -32,14 +33,21 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def _supports(cite: dict[str, Any], cited_value: str | None, answer: Any) -> bool:
+def _supports(cite: dict[str, Any], cited_value: str | None, slot: dict[str, Any]) -> bool:
     """Whether one citation's re-read value backs the slot's answer.
 
+    A prose slot is backed by a cited sentence that is the answer or holds its ``answer_span``.
     An image answer names every matching image's phrase, joined by ``；`` (sorted, one per
     distinct phrase), so an image citation supports it when its re-measured phrase is one of
     them; a text citation's value must equal the whole answer.
     """
-    if cited_value is None or not isinstance(answer, str):
+    answer = slot["answer"]
+    if cited_value is None:
+        return False
+    if slot.get("kind") == "prose":
+        span = slot.get("answer_span")
+        return cited_value == answer or (span is not None and span["text"] in cited_value)
+    if not isinstance(answer, str):
         return False
     if cite.get("modality") == Modality.IMAGE:
         return cited_value in answer.split(IMAGE_ANSWER_SEPARATOR)
@@ -52,12 +60,28 @@ def _actual_answer(result: dict[str, Any], expected: Any) -> Any:
     return result["answer"]
 
 
-def judge(item: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """One question's outcome: what was expected, what happened, and whether it matches."""
+def is_prose(result: dict[str, Any]) -> bool:
+    return bool(result["slots"]) and result["slots"][0].get("kind") == "prose"
+
+
+def judge(
+    item: dict[str, Any], result: dict[str, Any], cited_texts: list[str] | None = None
+) -> dict[str, Any]:
+    """One question's outcome: what was expected, what happened, and whether it matches.
+
+    A prose answer (or ``match: contains``) is right when the expected string is contained
+    in the answer and in the text of at least one cited span (``cited_texts``, when given).
+    """
     expected_status, actual_status = item["expect_status"], result["status"]
     answer_ok = None
     if expected_status in ANSWERING and actual_status in ANSWERING:
-        answer_ok = _actual_answer(result, item["expect_answer"]) == item["expect_answer"]
+        if item.get("match") == "contains" or is_prose(result):
+            wanted = str(item["expect_answer"])
+            answer_ok = wanted in str(result["answer"] or "") and (
+                cited_texts is None or any(wanted in t for t in cited_texts)
+            )
+        else:
+            answer_ok = _actual_answer(result, item["expect_answer"]) == item["expect_answer"]
     reason_ok = item.get("expect_reason") is None or item.get("expect_reason") == result["reason"]
     ok = expected_status == actual_status and reason_ok and answer_ok is not False
     return {
@@ -82,8 +106,12 @@ def evaluate(
     index_path: str | os.PathLike[str] | None = None,
     name: str = "questions",
     principal: Principal | None = None,
+    evidence: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run every question and build the report (keys documented in docs/evaluation.md)."""
+    """Run every question and build the report (keys documented in docs/evaluation.md).
+
+    ``evidence``: a dict to fill with each question's evidence set (evaluation/gate.py).
+    """
     base = Path(root)
     rows, cite_total, cite_valid, cite_support, cite_answered = [], 0, 0, 0, 0
     invalid: list[dict[str, Any]] = []
@@ -99,20 +127,24 @@ def evaluate(
             principal=principal,
         )
         counters.update(result["trace"]["counters"])
-        rows.append(judge(item, result))
+        cited: list[str] = []
         for cite in result["citations"]:
             cite_total += 1
-            problem, _ = recheck(base, cite)
+            problem, text = recheck(base, cite)
             if problem is None:
                 cite_valid += 1
+                cited.append(str(text))
             else:
                 invalid.append({"id": item["id"], "evidence_id": cite["evidence_id"], "problem": problem})
+        rows.append(judge(item, result, cited))
+        if evidence is not None:
+            evidence[item["id"]] = evidence_set(result)
         for slot in result["slots"]:
             if slot["status"] != Status.ANSWERED:
                 continue
             for cite in slot["citations"]:
                 cite_answered += 1
-                cite_support += _supports(cite, recheck(base, cite)[1], slot["answer"])
+                cite_support += _supports(cite, recheck(base, cite)[1], slot)
     return _report(name, rows, cite_total, cite_valid, invalid, cite_answered, cite_support, counters)
 
 
@@ -162,6 +194,8 @@ def _report(
             ],
         },
         "clarifications": {"expected": len(clar), "correct": sum(r["ok"] for r in clar)},
+        "negative_rejection": _negative_rejection(refusals),
+        "conflict_detection": _conflict_detection(refusals),
         "citation_validity": {
             "checked": cite_total,
             "valid": cite_valid,
@@ -180,25 +214,46 @@ def _report(
     }
 
 
+def _negative_rejection(refusals: list[dict[str, Any]]) -> dict[str, Any]:
+    """Questions expected refused for lack of evidence (not conflicts): how many were refused at all."""
+    negatives = [r for r in refusals if r["expect_reason"] != "conflicting_evidence"]
+    refused = sum(r["status"] not in ANSWERING for r in negatives)
+    return {"expected": len(negatives), "refused": refused, "rate": _ratio(refused, len(negatives))}
+
+
+def _conflict_detection(refusals: list[dict[str, Any]]) -> dict[str, Any]:
+    conflicts = [r for r in refusals if r["expect_reason"] == "conflicting_evidence"]
+    detected = sum(r["reason"] == "conflicting_evidence" for r in conflicts)
+    return {"expected": len(conflicts), "detected": detected, "rate": _ratio(detected, len(conflicts))}
+
+
 def evaluate_file(
     root: str | os.PathLike[str],
     questions: str | os.PathLike[str],
     *,
     index_path: str | os.PathLike[str] | None = None,
     principal: Principal | None = None,
+    evidence: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return evaluate(
-        root, load_questions(questions), index_path=index_path, name=Path(questions).name, principal=principal
+        root,
+        load_questions(questions),
+        index_path=index_path,
+        name=Path(questions).name,
+        principal=principal,
+        evidence=evidence,
     )
 
 
-def evaluate_demo() -> dict[str, Any]:
-    """The shipped question set on a fresh copy of the demo corpus."""
-    from rag_lab.demo import corpus_path, questions_path
+def evaluate_demo(*, prose: bool = False, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The shipped question set on a fresh copy of the demo corpus (``prose``: the prose demo)."""
+    from rag_lab.demo import corpus_path, prose_corpus_path, prose_questions_path, questions_path
     from rag_lab.index import build_index
 
+    corpus, questions = (prose_corpus_path(), prose_questions_path()) if prose else (corpus_path(), questions_path())
     with tempfile.TemporaryDirectory(prefix="rag-lab-eval-") as tmp:
         root = Path(tmp) / "corpus"
-        shutil.copytree(corpus_path(), root)
+        shutil.copytree(corpus, root)
         build_index(root)
-        return evaluate(root, load_questions(questions_path()), name="demo/questions.jsonl")
+        name = f"demo/{questions.name}"
+        return evaluate(root, load_questions(questions), name=name, evidence=evidence)

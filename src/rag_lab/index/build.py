@@ -37,6 +37,7 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.limits import MAX_FILE_BYTES
+from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"
@@ -81,12 +82,15 @@ class BuildSummary:
         if self.units:
             return None
         if not self.files:
-            return "the index holds 0 evidence units: the corpus has no documents/**/*.md and no images/**/*.png"
+            return (
+                "the index holds 0 evidence units: the corpus has no documents/**/*.md or *.txt "
+                "and no images/**/*.png"
+            )
         why = []
         if self.files_without_units:
             why.append(
                 f"{self.files_without_units} file(s) had no `字段：值` line (field, full-width colon U+FF1A, "
-                "value) under a `主题：…` line"
+                "value) under a `主题：…` line, no prose sentence and no table"
             )
         if self.errors:
             why.append(f"{len(self.errors)} file(s) failed")
@@ -152,12 +156,20 @@ def build_index(
     progress: Progress | None = None,
     reserved_fields: frozenset[str] | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    vectors: bool = False,
+    embedder: Embedder | None = None,
 ) -> BuildSummary:
     """Index every file under ``root``; returns what was done. Bad files are reported, not fatal.
 
     ``root`` must hold ``documents/`` or ``images/`` (:class:`CorpusError` otherwise, before
     anything is created); a file over ``max_file_bytes`` is a per-file error, never read.
+    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra);
+    ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
+    if vectors and embedder is None:
+        from rag_lab.neural import require_embedder
+
+        embedder = require_embedder()  # fail before any work when the extra is missing
     started = time.perf_counter()
     base = check_corpus_root(root)
     path = Path(index_path) if index_path is not None else default_index_path(base)
@@ -174,7 +186,11 @@ def build_index(
             )
             try:
                 _write(
-                    tmp, _with_progress(batches, progress, len(items)), config_for(reserved_fields), summary
+                    tmp,
+                    _with_progress(batches, progress, len(items)),
+                    config_for(reserved_fields),
+                    summary,
+                    embedder=embedder if vectors else None,
                 )
             finally:
                 batches.close()
@@ -200,7 +216,14 @@ def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: i
             progress(done, total)
 
 
-def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary) -> None:
+def _write(
+    tmp: Path,
+    batches: Iterable[Batch],
+    config: dict[str, Any],
+    summary: BuildSummary,
+    *,
+    embedder: Embedder | None = None,
+) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = OFF")
@@ -225,6 +248,10 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
             units.add(batch)
         acls.update(units.acl_names)
         count = _write_units(db, units)
+        if embedder is not None:
+            from rag_lab.index.vectors import add_vectors
+
+            config = {**config, "vectors": add_vectors(db, embedder)}
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),

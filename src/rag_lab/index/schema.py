@@ -31,6 +31,8 @@ CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT 
                        ids BLOB NOT NULL, tfs BLOB NOT NULL, lens BLOB NOT NULL,
                        PRIMARY KEY (term, acl)) WITHOUT ROWID;
 CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len INTEGER NOT NULL) WITHOUT ROWID;
+-- optional sentence vectors (index/vectors.py): unit id → float16 blob; empty unless built with vectors
+CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
 # Built after the bulk insert: cheaper than maintaining them row by row.

@@ -165,6 +165,22 @@ class Index:
                 found[row[0]] = _row_to_unit(row)
         return found
 
+    def units_of_source(self, source: str) -> list[Unit]:
+        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
+        rows = self._query(_SELECT_UNIT + " WHERE source = ? AND {visible} ORDER BY span_start, id", (source,))
+        return [_row_to_unit(r) for r in rows]
+
+    def ids_of(self, evidence_ids: Sequence[str]) -> list[int]:
+        """Unit ids of ``evidence_ids`` (same order; each must be in the index and visible)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(evidence_ids)):
+            marks = ",".join("?" * len(chunk))
+            for uid, eid in self._query(
+                f"SELECT id, evidence_id FROM units WHERE evidence_id IN ({marks}) AND {{visible}}", chunk
+            ):
+                found[eid] = uid
+        return [found[e] for e in evidence_ids]
+
     def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
         rows = self._query(_SELECT_UNIT + " WHERE evidence_id = ? AND {visible}", (evidence_id,))
         return _row_to_unit(rows[0]) if rows else None
@@ -271,6 +287,17 @@ class Index:
             )
             found.update(self._query(sql, [*chunk, *visible, *about, *visible, limit]))
         return sorted(found)
+
+    # -- vectors (index/vectors.py) --------------------------------------------------------
+    def vectors(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]]:
+        """``(unit ids ascending, float16 rows)`` of the caller's prose units that have vectors."""
+        dim = int((self.config.get("vectors") or {}).get("dim", 0))
+        rows = self._query(
+            "SELECT v.id, v.vec FROM vectors v JOIN units u ON u.id = v.id WHERE u.{visible} ORDER BY v.id"
+        )
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dim)
+        return ids, matrix
 
     # -- postings ------------------------------------------------------------------------
     def postings(

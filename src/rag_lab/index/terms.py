@@ -90,6 +90,13 @@ def query_terms(text: str) -> list[int]:
 
 
 def search_text(unit: dict[str, object]) -> str:
-    """What ranking sees of a unit: subject plus its line (images: the measured phrase)."""
+    """What ranking sees of a unit: subject plus its line (images: the measured phrase;
+    sentences and table rows: the document title and innermost heading, then the text)."""
+    if unit.get("kind") in ("sentence", "table_row"):
+        headings = unit.get("headings")
+        last = str(headings[-1]) if isinstance(headings, list) and headings else ""
+        context = [str(unit.get("title") or ""), last]
+        caption = str(unit.get("caption") or "")
+        return " ".join(p for p in [*dict.fromkeys(context), caption, str(unit["text"])] if p)
     subject = unit.get("subject")
     return f"{subject} {unit['text']}" if subject else str(unit["text"])

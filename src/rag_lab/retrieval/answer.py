@@ -22,6 +22,7 @@ from rag_lab.data.documents import VALIDITY_UNREADABLE
 from rag_lab.limits import MAX_CLARIFICATION_OPTIONS
 from rag_lab.records import (
     IMAGE_SUPPORT_SCOPE,
+    PROSE_SUPPORT_SCOPE,
     SUPPORT_SCOPE,
     VISIBLE_SUPPORT_SCOPE,
     Candidate,
@@ -66,6 +67,8 @@ class SlotResult:
     checked: int = 0
     independent: int = 0
     sides: list[dict[str, Any]] = dc_field(default_factory=list)
+    kind: str = "field"  # or "prose" (answering/prose.py)
+    answer_span: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,6 +83,8 @@ class SlotResult:
         }
         if self.sides:
             out["sides"] = self.sides
+        if self.kind != "field":
+            out["kind"], out["answer_span"] = self.kind, self.answer_span
         return out
 
 
@@ -337,8 +342,41 @@ def _decide(
     )
     if image is not None:
         return [decider.decide_image(image[0], image[1], kept, pool)], parsed, True
+    if not parsed.slots:  # not a (subject, field) question: perhaps prose answers it
+        prose = _decide_prose(question, decider, kept, pool)
+        # a named subject asks for one of its fields (clarify); a field name alone may be prose
+        overrides = parsed.problem is None or (
+            parsed.problem == "field_without_subject" and prose is not None and prose.status == Status.ANSWERED
+        )
+        if prose is not None and overrides:
+            return [prose], parsed, False
     slots = [decider.decide_slot(s, f, kept, pool) for s, f in parsed.slots]
     return slots, parsed, False
+
+
+def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[Unit]) -> SlotResult | None:
+    """Prose answering (answering/prose.py); every candidate it looks at is verified first."""
+    from rag_lab.answering.prose import PROSE_KINDS, decide_prose
+
+    ids = {u["evidence_id"] for u in kept}
+    others = [u for u in pool if u["evidence_id"] not in ids and u.get("kind") in PROSE_KINDS]
+    for unit in others:
+        decider.verify(unit, "prose")
+    decision = decide_prose(question, kept, others, decider.as_of)
+    if decision is None:
+        return None
+    decider.trace.add(
+        "support_check",
+        checks=decision.checks,
+        out_of_window=decision.out_of_window,
+        status=str(decision.status),
+        reason=None if decision.reason is None else str(decision.reason),
+    )
+    result = SlotResult("", "", decision.status, decision.reason, decision.message, decision.answer)
+    result.kind, result.answer_span, result.sides = "prose", decision.answer_span, decision.sides
+    result.citations = [citation(u) for u in decision.cited]
+    result.checked, result.independent = len(decision.cited), decision.independent
+    return result
 
 
 def _result(
@@ -381,7 +419,7 @@ def _result(
         trace,
         answer=text,
         citations=cited,
-        support_scope=_scope(image, source) if audited else None,
+        support_scope=_scope(image, source, slots) if audited else None,
         same_key_sources_checked=checked,
         independent_sources=independent,
         duplicates_merged=checked - independent,
@@ -389,7 +427,9 @@ def _result(
     )
 
 
-def _scope(image: bool, source: EvidenceSource) -> str:
+def _scope(image: bool, source: EvidenceSource, slots: list[SlotResult]) -> str:
+    if slots[0].kind == "prose":
+        return PROSE_SUPPORT_SCOPE
     if image:
         return IMAGE_SUPPORT_SCOPE
     return SUPPORT_SCOPE if source.principal is None else VISIBLE_SUPPORT_SCOPE

@@ -34,8 +34,11 @@ def _header(number: int, unit: Unit) -> str:
     return " ".join(parts)
 
 
-def render_package(units: list[Unit]) -> tuple[str, dict[str, str]]:
-    """``(package text, {"E1": evidence_id, …})`` for units in context order."""
+def render_package(units: list[Unit], expansion: dict[str, Any] | None = None) -> tuple[str, dict[str, str]]:
+    """``(package text, {"E1": evidence_id, …})`` for units in context order.
+
+    ``expansion`` (retrieval/expand.py): a sentence's heading path and neighbouring sentences,
+    each neighbour with its own span, in file order around the kept sentence."""
     lines = [BOUNDARY_OPEN]
     ids: dict[str, str] = {}
     for number, unit in enumerate(units, 1):
@@ -43,7 +46,17 @@ def render_package(units: list[Unit]) -> tuple[str, dict[str, str]]:
         lines.append(_header(number, unit))
         if unit.get("subject"):
             lines.append(f"主题：{unit['subject']}")
+        entry = (expansion or {}).get("by_unit", {}).get(str(unit.get("evidence_id")))
+        if entry is None:
+            lines.append(str(unit["text"]))
+            continue
+        lines.append("位置：" + " › ".join(str(p) for p in entry["path"] if p))
+        start = unit["span"][0]
+        for other in [u for u in entry["added"] if u["span"][0] < start]:
+            lines.append(f"  (context [{other['span'][0]},{other['span'][1]})) {other['text']}")
         lines.append(str(unit["text"]))
+        for other in [u for u in entry["added"] if u["span"][0] > start]:
+            lines.append(f"  (context [{other['span'][0]},{other['span'][1]})) {other['text']}")
     lines.append(BOUNDARY_CLOSE)
     return "\n".join(lines) + "\n", ids
 
@@ -56,6 +69,19 @@ def resolve_ids(request_ids: list[str], id_map: dict[str, str]) -> list[str]:
     return [id_map[i] for i in request_ids]
 
 
-def package_of(candidates: list[Candidate]) -> dict[str, Any]:
-    text, ids = render_package([c["evidence"] for c in candidates])
-    return {"text": text, "ids": ids}
+def package_of(candidates: list[Candidate], source: object = None) -> dict[str, Any]:
+    """The package of ``candidates``; sentences are expanded when ``source`` can list a
+    file's units (an Index; retrieval/expand.py), and the report says what was expanded."""
+    units = [c["evidence"] for c in candidates]
+    if (
+        source is None
+        or not hasattr(source, "units_of_source")
+        or not any(u.get("kind") == "sentence" for u in units)
+    ):
+        text, ids = render_package(units)
+        return {"text": text, "ids": ids}
+    from rag_lab.retrieval.expand import expand, expansion_report
+
+    expansion = expand(units, source)
+    text, ids = render_package(units, expansion)
+    return {"text": text, "ids": ids, "expansion": expansion_report(expansion)}

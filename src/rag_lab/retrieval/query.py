@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
+from rag_lab.errors import ConfigError
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
 from rag_lab.limits import check_budget, check_top_k
+from rag_lab.neural import Embedder
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
 from rag_lab.retrieval.notes import warned_line_notes
@@ -23,6 +25,7 @@ from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
 STALE_LIST_LIMIT = 20
+RETRIEVALS = ("lexical", "fused")
 
 
 def select_context(
@@ -61,7 +64,9 @@ def select_context(
         slots = (parsed or parse_text_question(question, source)).slots
     ordered = order_context(kept, config["ordering"], slots)
     trace.add("order", strategy=config["ordering"], order=[c["evidence"]["evidence_id"] for c in ordered])
-    trace.add("package", **package_of(ordered))
+    # a token budget counts the package exactly as packed, so sentences are expanded only under
+    # a code-point budget (retrieval/expand.py has its own budget)
+    trace.add("package", **package_of(ordered, source if config["budget_unit"] == "codepoints" else None))
     return ordered
 
 
@@ -120,14 +125,27 @@ def query_once(
     as_of: date | None = None,
     clock: Callable[[], date] = date.today,
     principal: Principal | None = None,
+    retrieval: str = "lexical",
+    embedder: Embedder | None = None,
 ) -> Result:
-    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6)."""
+    """Answer ``question`` from the corpus at ``root`` using its index (SPEC §3, §6).
+
+    ``retrieval``: ``lexical`` (BM25, the default) or ``fused`` (lexical + dense by reciprocal
+    rank, retrieval/fuse.py; needs an index built with vectors and the ``[neural]`` extra);
+    ``embedder``: the query model for ``fused`` (default: the shared one, ``rag_lab.neural``).
+    """
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, budget_unit, reserve_tokens, ordering, dedup, day)
+    if retrieval != "lexical":  # only then in the config, so lexical traces keep their hash
+        if retrieval not in RETRIEVALS:
+            raise ConfigError(f"retrieval {retrieval!r} is not one of {RETRIEVALS}")
+        config["retrieval"] = retrieval
     path = Path(index_path) if index_path is not None else default_index_path(root)
     with Index(path, principal) as index:
-        return run_request(question, root, index, config, principal, lambda: check_freshness(root, index))
+        return run_request(
+            question, root, index, config, principal, lambda: check_freshness(root, index), embedder
+        )
 
 
 def run_request(
@@ -137,6 +155,7 @@ def run_request(
     config: dict[str, Any],
     principal: Principal | None,
     freshness: Callable[[], Changes],
+    embedder: Embedder | None = None,
 ) -> Result:
     """The request steps over an open index; ``freshness`` says what changed on disk.
 
@@ -150,7 +169,12 @@ def run_request(
     if changes.stale:
         return stale_result(question, changes.paths(), changes.as_dict(), trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
-    candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
+    if config.get("retrieval") == "fused":
+        from rag_lab.retrieval.fuse import fused_rank
+
+        candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed, embedder=embedder)
+    else:
+        candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(
         "retrieve", **ranking, candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
     )

@@ -54,8 +54,8 @@ class CorpusSource:
         self._names: dict[str, set[str]] = {}
         self._images = [u for u in units if u["modality"] == Modality.IMAGE]
         for unit in units:
-            if unit["modality"] != Modality.TEXT:
-                continue
+            if unit["modality"] != Modality.TEXT or unit["subject"] is None or unit["field"] is None:
+                continue  # images, sentences and table rows have no (subject, field) key
             self._by_key.setdefault((unit["subject"], unit["field"]), []).append(unit)
             self._names.setdefault(unit["subject"], set()).add("subject")
             self._names.setdefault(unit["field"], set()).add("field")

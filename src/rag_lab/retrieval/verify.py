@@ -15,8 +15,14 @@ from typing import Any
 
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.data.documents import evidence_id
+from rag_lab.data.prose import SENTENCE, TABLE_CELL, TABLE_ROW, VERBATIM_KINDS
 from rag_lab.records import FULLWIDTH_COLON, Modality, SupportType, Unit
 
+_SUPPORT_OF_KIND = {
+    SENTENCE: SupportType.VERBATIM_SENTENCE,
+    TABLE_ROW: SupportType.VERBATIM_SENTENCE,
+    TABLE_CELL: SupportType.VERBATIM_CELL,
+}
 IMAGE_FIELDS = ("color", "size", "shape", "area", "mean_color", "bbox", "width", "height", "text")
 
 
@@ -153,6 +159,8 @@ def _span(unit: Unit, text: str | None) -> str | None:
         return f"span [{start}, {end}) lies outside the file's {len(text)} code points"
     piece = text[start:end].strip()
     expected = f"{unit.get('field')}{FULLWIDTH_COLON}{unit.get('value')}"
+    if unit.get("kind") in VERBATIM_KINDS:  # sentences, table rows and cells read their text exactly
+        expected = str(unit.get("value"))
     if piece != unit.get("text") or piece != expected:
         return f"span [{start}, {end}) reads {piece!r}, expected {unit.get('text')!r}"
     return None
@@ -183,6 +191,9 @@ def citation(unit: Unit) -> dict[str, Any]:
         "modality": unit.get("modality", str(Modality.TEXT)),
         "support_type": str(SupportType.REMEASURED_PIXELS if image else SupportType.VERBATIM_LINE),
     }
+    if unit.get("kind") in _SUPPORT_OF_KIND:
+        cite["support_type"] = str(_SUPPORT_OF_KIND[unit["kind"]])
+        cite["kind"] = unit["kind"]
     if image:
         cite["bbox"] = unit.get("bbox")
     return cite

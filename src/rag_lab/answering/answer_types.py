@@ -1,0 +1,183 @@
+"""What kind of value a prose question asks for, and where such values occur in a sentence.
+
+The answer type comes from the question word (first rule that matches wins; the words are
+removed from the question's content terms):
+
+=========  ================================================================
+type       question words
+=========  ================================================================
+date       哪年 哪一年 何年 何时 什么时候 什么时间 哪天 哪一天 几月 几号 几点 哪个月 什么年代 哪个朝代
+number     多少 几 多大 多长 多高 多远 多重 多久 多深 多宽
+name       谁 哪位 什么人
+place      哪里 在哪 哪儿 何处 何地 什么地方 哪个国家 哪个城市 哪座城市 哪个省
+definition 什么是X / X是什么 (the whole question): the sentence defines X (X, an aside, then 是/为/指/又称…)
+reason     为什么 为何 什么原因: the sentence holds a cause word (因为 由于 因此 所以 为了 导致 故 …)
+none       anything else (什么, 哪个, 怎样 …): no typed value is required
+=========  ================================================================
+
+Typed values in a sentence (``typed_values``), each a regular expression below:
+
+- number: digits or Chinese numerals followed by a unit from ``UNITS`` (``120个``, ``三百余名``,
+  ``45%``); a bare number without a unit is not a number *with its unit*;
+- date: ``2024年9月1日``, ``9月1日``, ``1998年``, ``二〇二〇年``, ``19世纪``, ``90年代``,
+  ``上午九点``, ``9:30``, ``周三``, ``星期五``;
+- name: ``X·Y`` (transliterated names), a capitalised Latin name, a 2–4 character name before a
+  title word (``张伟教授``), or the doer of 由…担任/创立/设计/… ;
+- place: a name ending in a place word (``北京市``, ``海淀区``, ``图书馆``, ``二楼``), or what
+  follows 位于.
+
+These are documented heuristics, not a parser: they decide only whether a value *of the asked
+type is present*; the answer is always verbatim text from the cited sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from enum import StrEnum
+
+
+class AnswerType(StrEnum):
+    NUMBER = "number"
+    DATE = "date"
+    NAME = "name"
+    PLACE = "place"
+    DEFINITION = "definition"
+    REASON = "reason"
+    NONE = "none"
+
+
+DATE_WORDS = (
+    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一年", "哪一天", "哪个月",
+    "哪年", "何年", "何时", "哪天", "几月", "几号", "几点",
+)  # fmt: skip
+NUMBER_WORDS = ("多少钱", "多少", "多大", "多长", "多高", "多远", "多重", "多久", "多深", "多宽", "几")
+NAME_WORDS = ("什么人", "哪位", "谁")
+PLACE_WORDS = (
+    "什么地方", "哪个国家", "哪个城市", "哪座城市", "哪个省", "在哪里", "在哪儿", "哪里", "在哪", "哪儿",
+    "何处", "何地",
+)  # fmt: skip
+TYPE_WORDS: tuple[tuple[AnswerType, tuple[str, ...]], ...] = (
+    (AnswerType.DATE, DATE_WORDS),
+    (AnswerType.NAME, NAME_WORDS),
+    (AnswerType.PLACE, PLACE_WORDS),
+    (AnswerType.NUMBER, NUMBER_WORDS),
+)
+DESCRIPTION = {
+    AnswerType.NUMBER: "number with its unit",
+    AnswerType.DATE: "date or time",
+    AnswerType.NAME: "name",
+    AnswerType.PLACE: "place",
+    AnswerType.DEFINITION: "definition",
+    AnswerType.REASON: "reason",
+    AnswerType.NONE: "answer",
+}
+
+_NUM = r"(?:\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿]+)"
+_UNITS_TEXT = (
+    "平方公里 平方千米 平方米 立方米 公里 千米 厘米 毫米 英里 公顷 千克 公斤 毫升 小时 分钟 个月 人次 美元 欧元 "
+    "日元 英镑 港元 万元 亿元 周年 世纪 % 个 人 名 位 座 张 本 册 部 件 次 场 届 家 所 层 间 台 辆 架 艘 条 种 项 门 "
+    "篇 首 章 节 页 字 元 块 米 亩 吨 克 斤 升 度 岁 年 月 周 天 日 秒 倍 万 亿 千 百 余 多 分 号 期 集 卷 册 枚 颗 只 头 匹"
+)
+UNITS = tuple(_UNITS_TEXT.split())
+_UNIT = "|".join(sorted((re.escape(u) for u in set(UNITS)), key=len, reverse=True))
+NUMBER_RE = re.compile(rf"{_NUM}(?:余|多)?(?:{_UNIT})")
+DATE_RE = re.compile(
+    r"(?:公元前?)?\d{1,4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?"
+    r"|\d{1,2}月\d{1,2}[日号]"
+    r"|[零〇一二三四五六七八九]{2,4}年"
+    r"|[\d一二三四五六七八九十]{1,3}世纪(?:\d{2}年代)?"
+    r"|\d{2,4}年代"
+    r"|(?:上午|下午|中午|晚上|凌晨|早上)[零一二两三四五六七八九十\d]{1,3}[点时](?:半|[\d一二三四五六七八九十]{1,3}分)?"
+    r"|\d{1,2}[:：]\d{2}"
+    r"|(?:周|星期)[一二三四五六日天]"
+)
+_TITLE = "教授|博士|先生|女士|老师|主任|馆长|校长|院长|经理|总监|主席|书记|部长|市长|导演|作家|诗人|画家|总统|总理|将军"
+_DOER = "担任|负责|创立|创办|建立|设计|发明|提出|编写|撰写|执导|主演|演唱|作曲|作词|领导|发现|命名|主持"
+NAME_RE = re.compile(
+    r"[\u4e00-\u9fff]{1,6}·[\u4e00-\u9fff]{1,8}"
+    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)+"
+    rf"|[\u4e00-\u9fff]{{2,4}}(?={_TITLE})"
+    rf"|(?<=由)[\u4e00-\u9fff·]{{2,8}}?(?={_DOER})"
+)
+_NOT_IN_NAME = "是的为由和与及在任了被从到向往于"
+_PLACE_END = (
+    "省|市|县|区|镇|乡|村|州|国|岛|山|河|江|湖|海|湾|港|路|街|巷|站|楼|层|室|馆|厅|园|寺|宫|城|"
+    "半岛|地区|中心|大学|学院|医院|机场|广场|大厦"
+)
+LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
+PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
+REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
+_DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
+DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
+PATTERNS = {
+    AnswerType.NUMBER: NUMBER_RE,
+    AnswerType.DATE: DATE_RE,
+    AnswerType.NAME: NAME_RE,
+    AnswerType.PLACE: PLACE_RE,
+    AnswerType.REASON: REASON_RE,
+}
+
+
+def defined_term(question: str) -> str | None:
+    """X of 什么是X / X是什么 (a definition question), else None."""
+    q = unicodedata.normalize("NFKC", question).strip()
+    for pattern in _DEFINITION_Q:
+        found = pattern.match(q)
+        term = found.group(1).strip() if found else ""
+        if 1 <= len(term) <= 20 and "的" not in term:  # X的别名是什么 asks an attribute, not a definition
+            return term
+    return None
+
+
+def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[int, int, str]]:
+    """Where ``text`` defines ``term``: the term, an optional bracketed aside, then 是/为/指/又称…;
+    or, when the sentence opens its paragraph and starts with the term (after an opening 《 or
+    “), such a cue within the next 60 characters of the sentence (``X（学名：…），别称…，是…``)."""
+    cues = "|".join(map(re.escape, DEFINITION_CUES))
+    norm = unicodedata.normalize("NFKC", text)
+    near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
+    found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
+    opening = re.compile(
+        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")"
+    )
+    if not found and opens_paragraph and (m := opening.match(norm)):
+        found.append((m.start(), m.end(), m.group()))
+    return found
+
+
+def answer_type(question: str) -> tuple[AnswerType, str | None]:
+    """``(type, the question word that decided it)``; ``(NONE, None)`` when no rule matches."""
+    q = unicodedata.normalize("NFKC", question)
+    if defined_term(question) is not None:
+        return AnswerType.DEFINITION, "是什么"
+    for word in REASON_WORDS:
+        if word in q:
+            return AnswerType.REASON, word
+    for kind, words in TYPE_WORDS:
+        for word in words:
+            if word in q:
+                return kind, word
+    return AnswerType.NONE, None
+
+
+def typed_values(kind: AnswerType, text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, value)`` of every value of ``kind`` in ``text`` (code points, in order)."""
+    pattern = PATTERNS.get(kind)
+    if pattern is None:
+        return []
+    found: list[tuple[int, int, str]] = []
+    if kind == AnswerType.PLACE:  # what follows 位于 first; other place names only outside it
+        found = [(m.start(), m.end(), m.group()) for m in LOCATED_RE.finditer(text)]
+    for m in pattern.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b, _ in found):
+            continue
+        start, value = m.start(), m.group()
+        if kind in (AnswerType.NAME, AnswerType.PLACE):  # 馆长是张伟教授 → 张伟: names hold none of these
+            cut = max(value.rfind(ch) for ch in _NOT_IN_NAME) + 1
+            start, value = start + cut, value[cut:]
+            if len(value) < 2:
+                continue
+        found.append((start, m.end(), value))
+    return found

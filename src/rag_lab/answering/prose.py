@@ -1,0 +1,305 @@
+"""Answering a prose question from sentence (and table-row) units: extract, never compose.
+
+A *prose question* is one that names no (subject, field) key. Its answer is the verbatim text
+of one retrieved sentence, and only when :func:`support_check` passes for it. Relevance
+scores only order the candidates; the check alone decides (docs/prose.md).
+
+:func:`decide_prose` takes candidate units in rank order (the packed context, then the other
+retrieved ones), all already verified against their files by the caller, and returns a
+:class:`ProseDecision`:
+
+1. units outside their validity window on ``as_of`` are dropped (listed in the decision);
+2. every remaining sentence/table-row unit is checked; none passes → ``insufficient_evidence``,
+   saying what the best candidate lacks (terms it does not mention, or the asked type);
+3. a passing unit exists only outside the packed context → ``excluded_by_budget``;
+4. passing units are grouped by source bytes (sha256): copies of the same bytes are one
+   independent source. For a typed question (number, date, name, place) two independent
+   sources whose typed values share nothing → ``conflicting_evidence``, citing every side;
+5. otherwise ``answered`` with the best-ranked passing sentence of the context, citing every
+   passing unit that agrees with it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from rag_lab.answering.answer_types import (
+    DESCRIPTION,
+    REASON_WORDS,
+    TYPE_WORDS,
+    AnswerType,
+    answer_type,
+    defined_term,
+    defines,
+    typed_values,
+)
+from rag_lab.records import Reason, Status, Unit
+
+PROSE_KINDS = ("sentence", "table_row")
+#: share of the question's content bigrams found in the sentence + its title/headings/caption
+COVERAGE_MIN = 0.75
+#: share of the content bigrams *not* found in the title/headings that the sentence itself has
+OWN_MIN = 0.5
+#: a sentence answering an untyped question must say at least this many characters the question does not
+NOVEL_MIN = 2
+STOP_WORDS = (
+    "为什么", "为何", "怎么样", "怎么", "怎样", "如何", "是否", "请问", "哪些", "哪个", "哪一",
+    "什么", "一下", "可以", "一个", "哪", "吗", "呢", "吧", "啊", "的", "了", "是", "有", "在",
+    "被", "把", "和", "与", "及", "或", "为", "于", "对", "从", "到", "由", "其", "该", "这", "那",
+    "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
+    "过", "个", "们", "中",
+)  # fmt: skip
+#: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
+META_WORDS = (
+    "什么样", "原因", "定义", "特征", "特点", "作用", "时间", "事情", "活动", "观点", "方面", "情况",
+    "内容", "意义", "寓意", "目的", "影响", "结果", "过程", "方式", "方法", "名字", "名称", "地区",
+    "地方", "种类", "类型", "主要", "分别", "大约", "大概", "具体", "这个", "那个", "发生", "出现",
+)  # fmt: skip
+_REMOVE = sorted(
+    {w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS) | set(META_WORDS) | set(REASON_WORDS),
+    key=len,
+    reverse=True,
+)
+_REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
+_RUN = re.compile(r"\w+")
+_STRICT = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def content_terms(question: str) -> list[str]:
+    """The question's content terms: its word runs after removing question, stop and meta words
+    (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
+    stripped = _REMOVE_RE.sub(" ", _norm(question))
+    terms: list[str] = []
+    for run in _RUN.findall(stripped):
+        if run not in terms:
+            terms.append(run)
+    return terms
+
+
+def _bigrams(text: str) -> set[str]:
+    """Every character bigram inside a word run, and every single character."""
+    grams: set[str] = set()
+    for run in _RUN.findall(text):
+        grams.update(run[i : i + 2] for i in range(len(run) - 1))
+        grams.update(run)
+    return grams
+
+
+def _term_grams(term: str) -> set[str]:
+    return {term[i : i + 2] for i in range(len(term) - 1)} or {term}
+
+
+@dataclass(frozen=True)
+class Support:
+    """The outcome of :func:`support_check` for one unit."""
+
+    ok: bool
+    answer_type: AnswerType
+    terms: tuple[str, ...]
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    coverage: float
+    own: float
+    values: tuple[tuple[int, int, str], ...]  # typed values in the unit's text (offsets into text)
+    problem: str | None  # None, "no_terms", "terms", "answer_type"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "answer_type": str(self.answer_type),
+            "terms": list(self.terms),
+            "covered": list(self.covered),
+            "missing": list(self.missing),
+            "coverage": round(self.coverage, 4),
+            "own": round(self.own, 4),
+            "values": [v for _, _, v in self.values],
+            "problem": self.problem,
+        }
+
+
+def unit_context(unit: Unit) -> str:
+    """What besides the unit's own text may cover question terms: title, heading path, a
+    table's caption and header."""
+    parts = [str(unit.get("title") or ""), *map(str, unit.get("headings") or [])]
+    parts += [str(unit.get("caption") or ""), *map(str, unit.get("header") or [])]
+    return " ".join(p for p in parts if p)
+
+
+def support_check(question: str, unit: Unit) -> Support:
+    """Does ``unit`` (a sentence or table row) say what ``question`` asks? Deterministic rule:
+
+    1. the question has content terms (``content_terms``); none → fails (``no_terms``);
+    2. every digit and Latin run of the question occurs in the sentence or its context;
+    3. at least ``COVERAGE_MIN`` of the terms' character bigrams occur in the sentence or in
+       its context (title, heading path, caption, table header), every term has at least half
+       of its bigrams there, and at least ``OWN_MIN`` of the bigrams not in the context occur
+       in the sentence itself (``terms``);
+    4. the answer type is present (``answer_type``): for number/date/name/place questions the
+       sentence holds a value of that type (answer_types.py) that the question does not
+       already contain; for other questions the sentence says at least ``NOVEL_MIN``
+       characters not covered by the question's bigrams.
+    """
+    kind, _word = answer_type(question)
+    terms = content_terms(question)
+    text = str(unit.get("text", ""))
+    own_grams, context_grams = _bigrams(_norm(text)), _bigrams(_norm(unit_context(unit)))
+    grams = set().union(*(_term_grams(t) for t in terms)) if terms else set()
+    in_context = {g for g in grams if g in context_grams}
+    hit = {g for g in grams if g in own_grams} | in_context
+    coverage = len(hit) / len(grams) if grams else 0.0
+    rest = grams - in_context
+    own = len(rest & own_grams) / len(rest) if rest else 1.0
+    covered = tuple(t for t in terms if len(_term_grams(t) & hit) * 2 >= len(_term_grams(t)))
+    missing = tuple(t for t in terms if t not in covered)
+    haystack = _norm(text) + " " + _norm(unit_context(unit))
+    strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
+    question_n = _norm(question)
+    values = tuple(v for v in typed_values(kind, text) if _norm(v[2]) not in question_n)
+
+    def result(ok: bool, problem: str | None) -> Support:
+        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem)
+
+    if not grams:
+        return result(False, "no_terms")
+    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN:
+        return result(False, "terms")
+    if kind == AnswerType.DEFINITION:
+        term = defined_term(question)
+        opens = (
+            unit.get("span") is None
+            or unit.get("parent_span") is None
+            or unit["span"][0] == unit["parent_span"][0]
+        )
+        values = tuple(defines(term, text, opens)) if term else ()
+        return result(bool(values), None if values else "answer_type")
+    if kind != AnswerType.NONE:
+        return result(bool(values), None if values else "answer_type")
+    question_grams = _bigrams(question_n)
+    novel = sum(
+        1
+        for i, ch in enumerate(_norm(text))
+        if ch.isalnum()
+        and _norm(text)[i : i + 2] not in question_grams
+        and (i == 0 or _norm(text)[i - 1 : i + 1] not in question_grams)
+    )
+    return result(novel >= NOVEL_MIN, None if novel >= NOVEL_MIN else "answer_type")
+
+
+@dataclass
+class ProseDecision:
+    status: Status
+    reason: Reason | None
+    message: str
+    answer: str | None = None
+    cited: list[Unit] = field(default_factory=list)
+    sides: list[dict[str, Any]] = field(default_factory=list)
+    answer_span: dict[str, Any] | None = None
+    independent: int = 0
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    out_of_window: list[str] = field(default_factory=list)
+
+
+def _in_window(unit: Unit, as_of: date) -> bool:
+    day = as_of.isoformat()
+    return bool(unit.get("valid_from", day) <= day < unit.get("valid_to", "9999-12-31"))
+
+
+def _value_set(support: Support) -> frozenset[str]:
+    return frozenset(_norm(v) for _, _, v in support.values)
+
+
+def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: date) -> ProseDecision | None:
+    """The decision on a prose question (module docstring); None when no candidate is prose."""
+    ranked = [(u, True) for u in kept] + [(u, False) for u in others]
+    prose = [(u, in_ctx) for u, in_ctx in ranked if u.get("kind") in PROSE_KINDS]
+    if not prose:
+        return None
+    decision = ProseDecision(Status.REFUSED, Reason.INSUFFICIENT_EVIDENCE, "")
+    current = []
+    for unit, in_ctx in prose:
+        if _in_window(unit, as_of):
+            current.append((unit, in_ctx))
+        else:
+            decision.out_of_window.append(str(unit["evidence_id"]))
+    checked = [(u, in_ctx, support_check(question, u)) for u, in_ctx in current]
+    decision.checks = [
+        {"evidence_id": u["evidence_id"], "in_context": c, **s.as_dict()} for u, c, s in checked
+    ]
+    passing = [(u, c, s) for u, c, s in checked if s.ok]
+    if not passing:
+        decision.message = _what_is_missing(question, [s for _, _, s in checked])
+        return decision
+    in_context = [(u, s) for u, c, s in passing if c]
+    if not in_context:
+        decision.reason = Reason.EXCLUDED_BY_BUDGET
+        decision.message = "A retrieved passage supports an answer but did not fit the context budget."
+        return decision
+    best_unit, best = in_context[0]
+    by_source: dict[str, tuple[Unit, Support]] = {}
+    for unit, _c, support in passing:
+        by_source.setdefault(str(unit["sha256"]), (unit, support))
+    decision.independent = len(by_source)
+    typed = best.answer_type != AnswerType.NONE
+    agree = {sha for sha, (_u, s) in by_source.items() if not typed or _value_set(s) & _value_set(best)}
+    if typed and len(agree) < len(by_source):
+        decision.reason = Reason.CONFLICTING_EVIDENCE
+        sides: dict[frozenset[str], list[Unit]] = {}
+        for unit, _c, support in passing:
+            sides.setdefault(_value_set(support), []).append(unit)
+        decision.sides = [
+            {
+                "value": "、".join(sorted(values)),  # as key sides have it (render, server)
+                "values": sorted(values),
+                "evidence_ids": [u["evidence_id"] for u in units],
+                "text": units[0]["text"],
+            }
+            for values, units in sorted(sides.items(), key=lambda item: sorted(item[0]))
+        ]
+        decision.cited = [u for _v, units in sorted(sides.items(), key=lambda i: sorted(i[0])) for u in units]
+        decision.message = (
+            f"Independent sources give different values ({DESCRIPTION[best.answer_type]}): "
+            + " / ".join("、".join(s["values"]) for s in decision.sides)
+            + "; no source is preferred."
+        )
+        return decision
+    decision.status, decision.reason, decision.answer = Status.ANSWERED, None, str(best_unit["text"])
+    decision.cited = [  # the answer's own sentence, and every passage that says the same
+        u
+        for u, _c, s in passing
+        if str(u["sha256"]) in agree
+        and (_value_set(s) & _value_set(best) if typed else u["text"] == best_unit["text"])
+    ]
+    if len(best.values) == 1:
+        start, end, value = best.values[0]
+        origin = best_unit["span"][0]
+        decision.answer_span = {"text": value, "span": [origin + start, origin + end]}
+    decision.message = (
+        f"Answered with a verbatim sentence from {best_unit['source']} "
+        f"({len(decision.cited)} passage(s), {len(agree)} independent source(s))."
+    )
+    return decision
+
+
+def _what_is_missing(question: str, supports: list[Support]) -> str:
+    if not supports or supports[0].problem == "no_terms":
+        return "The question names nothing the passages could be checked against; ask with the names it is about."
+    best = max(supports, key=lambda s: (s.problem == "answer_type", s.coverage))
+    if best.problem == "answer_type":
+        mentioned = "、".join(best.covered)
+        return (
+            f"The passages mention {mentioned} but give no {DESCRIPTION[best.answer_type]}; "
+            "this is not evidence that there is none."
+        )
+    return (
+        f"No retrieved passage mentions {'、'.join(best.missing) or '、'.join(best.terms)}"
+        + (f" (the closest mentions {'、'.join(best.covered)})" if best.covered else "")
+        + "; nothing supports an answer."
+    )

@@ -1,0 +1,102 @@
+"""The one documented support check for prose answers (answering/prose.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_lab.answering.answer_types import AnswerType, answer_type, typed_values
+from rag_lab.answering.prose import content_terms, support_check
+
+
+def sentence(text: str, title: str = "文档", headings: tuple[str, ...] = ()) -> dict:
+    return {"text": text, "value": text, "kind": "sentence", "title": title, "headings": list(headings)}
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("新馆什么时候开放？", AnswerType.DATE),
+        ("学校哪一年更名？", AnswerType.DATE),
+        ("新馆几点开馆？", AnswerType.DATE),
+        ("新馆有多少个座位？", AnswerType.NUMBER),
+        ("共有几个校区？", AnswerType.NUMBER),
+        ("首任校长是谁？", AnswerType.NAME),
+        ("服务中心在哪里？", AnswerType.PLACE),
+        ("研讨间怎么预约？", AnswerType.NONE),
+    ],
+)
+def test_answer_type_from_the_question_word(question: str, kind: AnswerType) -> None:
+    assert answer_type(question)[0] == kind
+
+
+def test_content_terms_drop_question_and_stop_words() -> None:
+    assert content_terms("新馆的停车场有多少个车位？") == ["新馆", "停车场", "车位"]
+    assert content_terms("报告厅A共有多少个座位？") == ["报告厅a共", "座位"]
+
+
+def test_typed_values() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "共有120个座位，三百余名学生，面积2万")] == [
+        "120个", "三百余名", "2万",
+    ]  # fmt: skip
+    assert [v for _, _, v in typed_values(AnswerType.DATE, "于2023年10月8日开放，上午九点半开门")] == [
+        "2023年10月8日", "上午九点半",
+    ]  # fmt: skip
+    assert [v for _, _, v in typed_values(AnswerType.NAME, "馆长是张伟教授")] == ["张伟"]
+    assert [v for _, _, v in typed_values(AnswerType.PLACE, "中心位于行政楼一楼东侧。")] == ["行政楼一楼东侧"]
+    assert typed_values(AnswerType.NUMBER, "编号120的房间") == []  # a number without its unit
+
+
+def test_passes_when_terms_are_covered_and_the_type_is_present() -> None:
+    support = support_check("新馆有多少个座位？", sentence("新馆共有120个座位。"))
+    assert support.ok and support.problem is None
+    assert [v for _, _, v in support.values] == ["120个"]
+
+
+def test_fails_naming_the_missing_type() -> None:
+    support = support_check("新馆什么时候开放？", sentence("新馆将在秋季之后开放，欢迎读者。"))
+    assert not support.ok and support.problem == "answer_type"
+    assert support.covered == ("新馆", "开放")
+
+
+def test_fails_when_a_content_term_is_not_mentioned() -> None:
+    support = support_check("新馆的停车场有多少个车位？", sentence("新馆共有120个座位。"))
+    assert not support.ok and support.problem == "terms" and "停车场" in support.missing
+
+
+def test_title_and_headings_cover_terms_but_the_sentence_must_say_the_rest() -> None:
+    unit = sentence("它于1952年创办。", title="东湖师范专科学校")
+    assert support_check("东湖师范专科学校是哪一年创办的？", unit).ok
+    other = sentence("学校共有两个校区。", title="东湖师范专科学校")
+    assert support_check("东湖师范专科学校是哪一年创办的？", other).problem == "terms"
+
+
+def test_a_value_already_in_the_question_is_not_an_answer() -> None:
+    assert (
+        support_check("2001年学校合并了吗，在哪一年？", sentence("2001年学校合并。")).problem == "answer_type"
+    )
+
+
+def test_numbers_in_the_question_must_occur() -> None:
+    assert support_check("3号楼在哪里？", sentence("4号楼位于北门东侧。")).problem == "terms"
+
+
+def test_untyped_questions_need_something_new_in_the_sentence() -> None:
+    assert support_check("研讨间怎么预约？", sentence("研讨间需要提前一天在网上预约。")).ok
+    assert support_check("研讨间怎么预约？", sentence("研讨间预约。")).problem == "answer_type"
+
+
+def test_a_question_of_only_stop_words_cannot_be_checked() -> None:
+    assert support_check("是什么？", sentence("一切都好。")).problem == "no_terms"
+
+
+def test_definition_questions_need_a_defining_sentence() -> None:
+    assert answer_type("什么是乙酰胺？")[0] == AnswerType.DEFINITION
+    assert answer_type("乙酰胺的用途是什么？")[0] == AnswerType.NONE  # an attribute, not a definition
+    unit = sentence("乙酰胺（学名：acetamide），是由乙酸衍生出的酰胺。")
+    assert support_check("什么是乙酰胺？", unit).ok
+    assert support_check("什么是乙酰胺？", sentence("乙酰胺的衍生物是一种溶剂。")).problem == "answer_type"
+
+
+def test_reason_questions_need_a_cause_word() -> None:
+    assert support_check("为什么畜牧业发达？", sentence("日照长，因此畜牧业发达。")).ok
+    assert support_check("为什么畜牧业发达？", sentence("当地畜牧业发达。")).problem == "answer_type"

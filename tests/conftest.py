@@ -21,7 +21,7 @@ MakeCorpus = Callable[..., Path]
 # with the extras installed nothing may skip (.ci/run fails on any skip there).
 SERVER_TESTS = Path(__file__).resolve().parent / "server"
 SERVER_NEEDS = {"starlette": "serve", "uvicorn": "serve", "watchfiles": "serve",
-                "httpx": "test", "httpx2": "test", "playwright": "test"}
+                "httpx": "test", "httpx2": "test", "playwright": "test", "schemathesis": "test"}
 
 
 class MissingExtras(pytest.Collector):

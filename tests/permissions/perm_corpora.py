@@ -106,3 +106,20 @@ def query_kwargs(item: dict[str, Any]) -> dict[str, Any]:
 def hidden_evidence_ids(root: Path) -> set[str]:
     """Evidence ids of every unit in a restricted file (read from the files, not the index)."""
     return {u["evidence_id"] for rec in extract_corpus(root) if rec.acl != "" for u in rec.units}
+
+
+# Hidden files that fail or warn at index time (for the server's /api/index proof): a file
+# bob may not read with a warning, and a file that failed closed (invalid UTF-8: its label
+# cannot be read, so nobody may read it). Neither may be counted or named to bob.
+PROBLEM_FILES = {
+    "documents/secret/notes.md": "权限：hr\n主题：秘密笔记\n地点:三楼\n".encode(),
+    "documents/hr/broken.md": b"\xe6\x9d\x83\xe9\x99\x90\xef\xbc\x9ahr\n\xff\xfe broken\n",
+}
+PROBLEM_WORDS = ["秘密笔记", "secret/notes", "hr/broken", "invalid UTF-8"]
+
+
+def add_hidden_problems(root: Path) -> Path:
+    for rel, data in PROBLEM_FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_support import INJECTION
+from server_support import BASE, INJECTION
 from starlette.testclient import TestClient
 
 import rag_lab
@@ -33,12 +33,12 @@ def corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(corpus: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(corpus)) as test_client:
+    with TestClient(create_app(corpus), base_url=BASE) as test_client:
         yield test_client
 
 
 @pytest.fixture
 def trusted(corpus: Path) -> Iterator[TestClient]:
     """A client of a server that takes the principal a request names (behind a trusted front)."""
-    with TestClient(create_app(corpus, trust_principals=True)) as test_client:
+    with TestClient(create_app(corpus, trust_principals=True), base_url=BASE) as test_client:
         yield test_client

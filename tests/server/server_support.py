@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from rag_lab.data.access import Principal
 
+#: Test clients ask by a loopback name: the server refuses any other Host (DNS rebinding).
+BASE = "http://127.0.0.1"
 ANONYMOUS = Principal("anonymous", frozenset())
 STAFF = {"name": "bob", "groups": ["staff"]}
 INJECTION = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'

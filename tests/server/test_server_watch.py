@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import ANONYMOUS, STAFF, wait_for
+from server_support import ANONYMOUS, BASE, STAFF, wait_for
 from starlette.testclient import TestClient
 
 import rag_lab.server.state as state_module
@@ -42,7 +42,7 @@ def test_modify_refuses_index_stale_then_rebuild_answers(client: TestClient, cor
     for event in (result["trace"]["events"][1], expected["trace"]["events"][1]):
         assert event.pop("rehashed") in (0, 1)
     assert result["trace"]["events"] == expected["trace"]["events"]
-    client.post("/api/index")
+    client.post("/api/index", json={})
     result = client.post("/api/ask", json=QUESTION).json()
     assert (result["status"], result["answer"]) == ("answered", "周二至周五十四点到十七点。")
 
@@ -101,7 +101,7 @@ def test_requests_do_not_walk_the_corpus(client: TestClient, monkeypatch: pytest
 
 def test_startup_walk_sees_changes_made_while_down(corpus: Path) -> None:
     (corpus / "documents" / "library.md").write_text("主题：借阅台\n开放时间：全天\n", encoding="utf-8")
-    with TestClient(create_app(corpus)) as client:
+    with TestClient(create_app(corpus), base_url=BASE) as client:
         result = client.post("/api/ask", json=QUESTION).json()
     assert result["stale"]["modified"] == ["documents/library.md"]
 
@@ -116,7 +116,7 @@ def test_rebuild_from_outside_is_picked_up(client: TestClient, corpus: Path) -> 
 
 
 def test_without_watch_every_request_walks(corpus: Path) -> None:
-    with TestClient(create_app(corpus, watch=False)) as client:
+    with TestClient(create_app(corpus, watch=False), base_url=BASE) as client:
         assert client.get("/api/health").json()["watching"] is False
         (corpus / "documents" / "library.md").write_text("主题：借阅台\n开放时间：全天\n", encoding="utf-8")
         result = client.post("/api/ask", json=QUESTION).json()
@@ -136,12 +136,12 @@ def test_readers_keep_answering_during_a_rebuild(client: TestClient, monkeypatch
 
     monkeypatch.setattr(state_module, "build_index", slow_build)
     results: list[Any] = []
-    rebuild = threading.Thread(target=lambda: results.append(client.post("/api/index").json()))
+    rebuild = threading.Thread(target=lambda: results.append(client.post("/api/index", json={}).json()))
     rebuild.start()
     try:
         assert started.wait(10)
         assert client.post("/api/ask", json=QUESTION).json()["status"] == "answered"
-        assert client.post("/api/index").json()["error"]["type"] == "rebuild_in_progress"
+        assert client.post("/api/index", json={}).json()["error"]["type"] == "rebuild_in_progress"
     finally:
         release.set()
         rebuild.join(10)
@@ -155,7 +155,7 @@ def test_a_watcher_that_cannot_start_falls_back_to_walking(
         raise OSError(28, "inotify watch limit reached")
 
     monkeypatch.setattr(state_module.CorpusWatcher, "start", refuse)
-    with TestClient(create_app(corpus)) as client:
+    with TestClient(create_app(corpus), base_url=BASE) as client:
         health = client.get("/api/health").json()
         assert health["watching"] is False
         assert "inotify watch limit reached" in health["watcher_error"]
@@ -189,6 +189,7 @@ def test_the_access_sidecar_is_watched(trusted: TestClient, corpus: Path) -> Non
     client = trusted
     (corpus / "access.json").write_text('{"documents/library.md": ["staff"]}', encoding="utf-8")
     assert wait_for(
-        lambda: client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"]
-        == "index_stale"
+        lambda: (
+            client.post("/api/ask", json={**QUESTION, "principal": STAFF}).json()["reason"] == "index_stale"
+        )
     )

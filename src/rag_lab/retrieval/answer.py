@@ -19,6 +19,7 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.data.documents import VALIDITY_UNREADABLE
+from rag_lab.limits import MAX_CLARIFICATION_OPTIONS
 from rag_lab.records import (
     IMAGE_SUPPORT_SCOPE,
     PROSE_SUPPORT_SCOPE,
@@ -42,6 +43,8 @@ from rag_lab.retrieval.trace import Trace
 from rag_lab.retrieval.verify import SourceReader, Verification, citation, verify_unit
 
 CLARIFICATION_LIMIT = 20
+# A subject's fields and ambiguous names are cut at MAX_CLARIFICATION_OPTIONS, with
+# ``more_options`` counting the rest (only when something was cut).
 
 
 class VerificationFailed(Exception):
@@ -432,14 +435,24 @@ def _scope(image: bool, source: EvidenceSource, slots: list[SlotResult]) -> str:
     return SUPPORT_SCOPE if source.principal is None else VISIBLE_SUPPORT_SCOPE
 
 
+def _capped(options: list[str]) -> tuple[list[str], int]:
+    """The first MAX_CLARIFICATION_OPTIONS options, and how many more there are."""
+    shown = options[:MAX_CLARIFICATION_OPTIONS]
+    return shown, len(options) - len(shown)
+
+
 def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, trace: Trace) -> Result:
     clarification: dict[str, Any] | None = None
     if parsed.problem == "subject_without_field":
         subject = parsed.subjects[0]
-        fields = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
+        fields, rest = _capped([f for f in source.fields_of(subject) if f not in source.reserved_fields])
         clarification = {"subject": subject, "fields": fields}
         status, reason = Status.NEEDS_CLARIFICATION, Reason.SUBJECT_WITHOUT_FIELD
-        message = f"Which field of {subject}? It has: {'、'.join(fields) or 'no answerable fields'}."
+        message = f"Which field of {subject}? It has: {'、'.join(fields) or 'no answerable fields'}"
+        if rest:
+            clarification["more_options"] = rest
+            message += f" and {rest} more"
+        message += "."
     elif parsed.problem == "field_without_subject":
         fld = parsed.fields[0]
         subjects = source.subjects_with_field(fld, CLARIFICATION_LIMIT + 1)
@@ -451,9 +464,13 @@ def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, tra
         status, reason = Status.NEEDS_CLARIFICATION, Reason.FIELD_WITHOUT_SUBJECT
         message = f"{fld} of which subject? The question names none the corpus knows."
     elif parsed.problem in ("ambiguous_subject", "ambiguous_field"):
-        clarification = {"options": parsed.options}
+        options, rest = _capped(parsed.options)
+        clarification = {"options": options}
         status, reason = Status.NEEDS_CLARIFICATION, Reason(parsed.problem)
-        message = f"The question could mean any of {'、'.join(parsed.options)}; name one."
+        more = f" and {rest} more" if rest else ""
+        message = f"The question could mean any of {'、'.join(options)}{more}; name one."
+        if rest:
+            clarification["more_options"] = rest
     else:
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
         message = "The question names no subject or field known in the corpus; nothing supports an answer."

@@ -43,8 +43,7 @@ def ask(
     check_question(question)
     day = as_of or clock()
     config = request_config(top_k, budget, "codepoints", None, "relevance", True, day)
-    with state.reading() as version:
-        index = version.view(principal)
+    with state.reading() as version, version.using(principal) as index:
         return run_request(
             question,
             state.root,
@@ -55,14 +54,19 @@ def ask(
         )
 
 
+def _shown_id(evidence_id: str) -> str:
+    """The id as a message quotes it: a long one (a hostile URL) is cut, not echoed whole."""
+    return repr(evidence_id if len(evidence_id) <= 80 else evidence_id[:80] + "…")
+
+
 def _unit(state: ServerState, evidence_id: str, principal: Principal | None) -> Unit:
     """The unit, if it exists *and* the principal may see it; otherwise the same 404."""
-    with state.reading() as version:
-        unit = version.view(principal).unit_by_evidence_id(evidence_id)
+    with state.reading() as version, version.using(principal) as index:
+        unit = index.unit_by_evidence_id(evidence_id)
     if unit is None:
         raise ApiError(
             ErrorType.UNKNOWN_EVIDENCE,
-            f"no evidence unit {evidence_id!r} in the current index; "
+            f"no evidence unit {_shown_id(evidence_id)} in the current index; "
             "ask again for fresh citations (ids change when a file's bytes change)",
         )
     return unit

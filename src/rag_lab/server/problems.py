@@ -32,6 +32,11 @@ class ErrorType(StrEnum):
     NOT_AN_IMAGE = "not_an_image"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    HOST_NOT_ALLOWED = "host_not_allowed"
+    FORBIDDEN_ORIGIN = "forbidden_origin"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    BODY_TOO_LARGE = "body_too_large"
+    RESPONSE_TOO_LARGE = "response_too_large"
     SOURCE_VERIFICATION_FAILED = "source_verification_failed"
     REBUILD_IN_PROGRESS = "rebuild_in_progress"
     INDEX_MISSING = "index_missing"
@@ -48,6 +53,11 @@ STATUS: dict[ErrorType, int] = {
     ErrorType.NOT_AN_IMAGE: 404,
     ErrorType.NOT_FOUND: 404,
     ErrorType.METHOD_NOT_ALLOWED: 405,
+    ErrorType.HOST_NOT_ALLOWED: 421,
+    ErrorType.FORBIDDEN_ORIGIN: 403,
+    ErrorType.UNSUPPORTED_MEDIA_TYPE: 415,
+    ErrorType.BODY_TOO_LARGE: 413,
+    ErrorType.RESPONSE_TOO_LARGE: 422,
     ErrorType.SOURCE_VERIFICATION_FAILED: 409,
     ErrorType.REBUILD_IN_PROGRESS: 409,
     ErrorType.INDEX_MISSING: 503,

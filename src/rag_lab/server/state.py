@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rag_lab.data.access import Principal
+from rag_lab.data.access import SIDECAR, Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
@@ -38,13 +38,25 @@ from rag_lab.server.watch import CorpusWatcher
 VIEWS_PER_VERSION = 32
 
 
+class _View:
+    """A principal's view of one version, with the requests using it right now."""
+
+    __slots__ = ("evicted", "index", "users")
+
+    def __init__(self, index: CachedIndex) -> None:
+        self.index = index
+        self.users = 0
+        self.evicted = False
+
+
 class IndexVersion:
     """One opened index file, counted while requests use it, with its principals' views.
 
     ``index`` is the owner's view (no principal). A principal's view is the same file
     opened with that principal (its visible ACLs, unit count and caches differ); views
-    are keyed by (name, groups) and evicted least recently used. Requests are answered
-    one at a time on the event loop, so an evicted view is never in use.
+    are keyed by (name, groups) and evicted least recently used. Requests run in worker
+    threads, so each view counts its users: an evicted view is closed when the last
+    request using it lets go, never under a running one.
     """
 
     def __init__(self, index: CachedIndex, number: int, inode: int) -> None:
@@ -53,33 +65,59 @@ class IndexVersion:
         self.inode = inode
         self.users = 0
         self.retired = False
-        self._views: OrderedDict[tuple[str, frozenset[str]], CachedIndex] = OrderedDict()
+        self._views: OrderedDict[tuple[str, frozenset[str]], _View] = OrderedDict()
         self._lock = threading.Lock()
 
-    def view(self, principal: Principal | None) -> CachedIndex:
+    @contextmanager
+    def using(self, principal: Principal | None) -> Iterator[CachedIndex]:
+        """The view of ``principal`` (the owner's for ``None``), held for the ``with`` block."""
         if principal is None:
-            return self.index
-        key = (principal.name, principal.groups)
+            yield self.index
+            return
+        view = self._take((principal.name, principal.groups), principal)
+        try:
+            yield view.index
+        finally:
+            with self._lock:
+                view.users -= 1
+                close = view.evicted and view.users == 0
+            if close:
+                view.index.close()
+
+    def _take(self, key: tuple[str, frozenset[str]], principal: Principal) -> _View:
         with self._lock:
             found = self._views.get(key)
             if found is not None:
                 self._views.move_to_end(key)
+                found.users += 1
                 return found
-        opened = CachedIndex(str(self.index.path), principal)
-        evicted: list[CachedIndex] = []
+        opened = _View(CachedIndex(str(self.index.path), principal))
+        closing: list[CachedIndex] = []
         with self._lock:
-            self._views[key] = opened
+            found = self._views.get(key)
+            if found is not None:  # another request opened it meanwhile
+                closing.append(opened.index)
+                opened = found
+            else:
+                self._views[key] = opened
+            opened.users += 1
             while len(self._views) > VIEWS_PER_VERSION:
-                evicted.append(self._views.popitem(last=False)[1])
-        for old in evicted:
-            old.close()
+                old = self._views.popitem(last=False)[1]
+                old.evicted = True
+                if old.users == 0:
+                    closing.append(old.index)
+        for index in closing:
+            index.close()
         return opened
 
     def close(self) -> None:
+        """Close every view (called when the version is retired and no request holds it)."""
         with self._lock:
             views, self._views = list(self._views.values()), OrderedDict()
-        for view in [self.index, *views]:
-            view.close()
+        for view in views:
+            view.evicted = True
+        for index in [self.index, *(v.index for v in views)]:
+            index.close()
 
 
 class ServerState:
@@ -204,8 +242,12 @@ class ServerState:
         if close:
             version.close()
 
-    def rebuild(self) -> dict[str, Any]:
-        """Build a new index beside the old one, swap it in; readers keep answering meanwhile."""
+    def rebuild(self, principal: Principal | None = None) -> dict[str, Any]:
+        """Build a new index beside the old one, swap it in; readers keep answering meanwhile.
+
+        The summary is what ``principal`` may see (:meth:`summary_for`); the owner
+        (``None``) gets the build's own summary.
+        """
         if not self._build_lock.acquire(blocking=False):
             raise ApiError(
                 ErrorType.REBUILD_IN_PROGRESS, "an index rebuild is already running; retry when it ends"
@@ -220,11 +262,47 @@ class ServerState:
                 self._events = {p: s for p, s in self._events.items() if s > before}
                 if self._rescan is not None and self._rescan <= before:
                     self._rescan = None
-            out = summary.as_dict()
+            if principal is None:
+                out = summary.as_dict()
+                out["index"] = self.shown_index_path
+            else:
+                out = self.summary_for(version, principal)
             out["index_version"] = version.number
             return out
         finally:
             self._build_lock.release()
+
+    def summary_for(self, version: IndexVersion, principal: Principal) -> dict[str, Any]:
+        """The build summary as ``principal`` sees it: only corpus files it may read are counted
+        or named (a file that failed closed is readable by nobody; the access sidecar is not a
+        corpus file), and no timing, which would grow with hidden files."""
+        with version.using(principal) as view:
+            acl_of = {path: snap[6] for path, snap in view.snapshot().items()}
+            visible = set(view.visible)
+            # The access sidecar is not a corpus file: whether it exists is not the caller's business.
+            mine = {path for path, acl in acl_of.items() if acl in visible and path != SIDECAR}
+            problems = [p for p in view.file_problems() if p["path"] in mine]
+            return {
+                "index": self.shown_index_path,
+                "files": len(mine),
+                "units": view.unit_count,
+                "errors": [
+                    {"path": p["path"], "error": p["message"]} for p in problems if p["severity"] == "error"
+                ],
+                "warnings": sum(1 for p in problems if p["severity"] == "warning"),
+            }
+
+    @property
+    def shown_index_path(self) -> str:
+        """The index file as callers see it: relative to ROOT, never an absolute path."""
+        return shown_path(self.index_path, self.root)
+
+    def public(self, message: str) -> str:
+        """``message`` with the absolute paths of the index and of ROOT replaced."""
+        for path, shown in ((self.index_path, self.shown_index_path), (self.root, "ROOT")):
+            for form in {str(path.resolve()), str(path.absolute())}:
+                message = message.replace(form, shown)
+        return message
 
     # -- freshness -----------------------------------------------------------------------
     def changes(self, version: IndexVersion, view: Index | None = None) -> Changes:
@@ -290,17 +368,17 @@ class ServerState:
         return changes, rehashed
 
     def health(self, principal: Principal | None = None) -> dict[str, Any]:
-        """Index state, and staleness as ``principal`` sees it (hidden files are not named)."""
+        """Index state, and staleness as ``principal`` sees it (hidden files are neither named
+        nor counted; no absolute path). ``status`` is ``degraded`` when no index can be read."""
+        error = self.watcher.error if self.watcher else None
         out: dict[str, Any] = {
             "status": "ok",
-            "root": str(self.root),
-            "index_path": str(self.index_path),
+            "index_file": self.shown_index_path,
             "watching": self.watching,
-            "watcher_error": self.watcher.error if self.watcher else None,
+            "watcher_error": None if error is None else self.public(error),
         }
         try:
-            with self.reading() as version:
-                view = version.view(principal)
+            with self.reading() as version, version.using(principal) as view:
                 changes = self.changes(version, view if principal is not None else None)
                 out.update(
                     index="ready",
@@ -310,5 +388,13 @@ class ServerState:
                     changed=changes.as_dict(),
                 )
         except ApiError as exc:
-            out.update(status="degraded", index=str(exc.kind), message=exc.message, stale=None)
+            out.update(status="degraded", index=str(exc.kind), message=self.public(exc.message), stale=None)
         return out
+
+
+def shown_path(path: Path, root: Path) -> str:
+    """``ROOT/…`` for a path inside ROOT, else only the file's name."""
+    try:
+        return "ROOT/" + path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name

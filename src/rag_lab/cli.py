@@ -214,6 +214,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         check_corpus_root(root)  # ROOT/documents given? say so before "no index"
     result = _ask(args, question, root)
     result["message"] = _name_root(result["message"], args.root)
+    if result.get("text"):
+        result["text"] = _name_root(result["text"], args.root)
     for slot in result.get("slots", []):
         slot["message"] = _name_root(slot["message"], args.root)
     if args.json:

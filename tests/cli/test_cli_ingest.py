@@ -152,7 +152,9 @@ def test_messages_name_the_real_root(make_corpus: Any, capsys: pytest.CaptureFix
     (root / "documents" / "new.md").write_text(GOOD, encoding="utf-8")
     code, out, _ = run(capsys, "ask", str(root), "借阅台 开放时间")
     assert code == 3 and "index_stale" in out
-    assert f"rebuild it with `rag-lab index {shlex.quote(str(root))}`" in out and "ROOT" not in out
+    assert f"`rag-lab index {shlex.quote(str(root))}`" in out and "ROOT" not in out  # the composed text
+    code, out, _ = run(capsys, "ask", str(root), "借阅台 开放时间", "--json")
+    assert f"rebuild it with `rag-lab index {shlex.quote(str(root))}`" in json.loads(out)["message"]
     code, _, err = run(capsys, "ask", str(root), "借阅台 开放时间", "--index", str(root / "none.sqlite"))
     assert code == 1 and f"rag-lab index {shlex.quote(str(root))}" in err and "ROOT" not in err
 

@@ -134,7 +134,7 @@ def no_injected_elements(page: Any) -> None:
 def test_answer_with_citation_opened_screenshot(page: Any, tmp_path: Path) -> None:
     ask(page, "借阅台 开放时间")
     assert page.text_content("#result .status") == "已回答"
-    assert page.text_content("#result .sentence") == "借阅台的开放时间是：周二至周五十四点到十七点。[1]"
+    assert page.text_content("#result .sentence") == "借阅台的开放时间是周二至周五十四点到十七点。[1]"  # the composer
     assert page.text_content("#result .answer-value") == "周二至周五十四点到十七点。"
     card = page.locator("#result ol.sources .card")
     assert card.count() == 1
@@ -175,7 +175,8 @@ def test_english_switch_relabels_the_page_and_is_remembered(page: Any, server: s
     page.wait_for_selector("#question")
     assert page.text_content("#submit") == "Ask"
     ask(page, "借阅台 开放时间")
-    assert page.text_content("#result .sentence") == "开放时间 of 借阅台: 周二至周五十四点到十七点。[1]"
+    # the composed answer is in the question's language; only the page's labels switch
+    assert page.text_content("#result .sentence") == "借阅台的开放时间是周二至周五十四点到十七点。[1]"
     page.wait_for_selector("#result .card .verified.ok")
     assert page.text_content("#result .card .verified.ok").startswith("✓ re-verified just now")
     page.click("#lang")
@@ -239,7 +240,7 @@ def test_claims_marks_field_match_and_coverage_render_as_text(page: Any, server:
 
 def test_text_with_markers_links_them_through_the_package_ids(page: Any, server: str) -> None:
     result = crafted(server)
-    result.update(text=f"注入台的公告：{INJECTION}[E1]，另见 [E7]。", clarification={"options": [INJECTION, "注入台"]})
+    result.update(text=f"注入台的公告：{INJECTION}[E1]，另见 [E7]。", claims=[], clarification={"options": [INJECTION, "注入台"]})
     serve_result(page, result)
     ask(page, "注入台 公告")
     sentence = page.locator("#result .sentence")
@@ -320,7 +321,7 @@ def test_favicon_is_served(page: Any, server: str) -> None:
 
 def test_image_citation_draws_the_bbox(page: Any) -> None:
     ask(page, "红色 小 圆形")
-    assert page.text_content("#result .sentence") == "1 张图片重新测量为：红色 小 圆形[1]"
+    assert page.text_content("#result .sentence") == "images/red_circle.png：红色 小 圆形。[1]"
     page.click("#result .sentence .cite")
     page.wait_for_selector("#viewer .bbox:not([hidden])")
     image = page.locator("#viewer .figure img").bounding_box()

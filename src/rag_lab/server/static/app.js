@@ -344,14 +344,31 @@ function withMarkers(text, map, into) {
   }
 }
 
+// The answered values a claim may state verbatim: shown bold (.answer-value) inside its sentence.
+function answeredValues(result) {
+  const values = (result.slots || [])
+    .filter((s) => s.status === "answered" && typeof s.answer === "string" && s.answer !== "")
+    .map((s) => s.answer);
+  if (typeof result.answer === "string" && result.answer !== "") values.push(result.answer);
+  return values.sort((a, b) => b.length - a.length);
+}
+
 function claimsSentence(result, sentence) {
   const map = markerMap(result);
+  const values = answeredValues(result);
   for (const claim of result.claims) {
     const span = el("span", "claim");
     span.dataset.supported = String(claim.supported !== false);
     if (claim.supported === false) span.title = t("unsupported_claim");
     const bare = String(claim.text || "").replace(/\s*\[E\d+\]/g, "");
-    withMarkers(bare, map, span);
+    const value = claim.supported === false ? undefined : values.find((v) => bare.includes(v));
+    if (value === undefined) withMarkers(bare, map, span);
+    else {
+      const at = bare.indexOf(value);
+      withMarkers(bare.slice(0, at), map, span);
+      span.append(el("strong", "answer-value", value));
+      withMarkers(bare.slice(at + value.length), map, span);
+    }
     const ids = claim.evidence_ids || (claim.evidence || []).map((m) => map.get(m)).filter((x) => x);
     span.append(marks(ids));
     sentence.append(span);

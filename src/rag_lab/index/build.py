@@ -19,7 +19,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -31,10 +31,13 @@ import numpy.typing as npt
 
 from rag_lab.data import Progress, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
+from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
+from rag_lab.data.names import fold
 from rag_lab.data.corpus import CorpusFile, check_root, walk
 from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
+from rag_lab.index.vectors import write_field_vectors
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"
@@ -42,17 +45,14 @@ INDEX_NAME = "index.sqlite"
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT_COLUMNS = frozenset(
-    "evidence_id source sha256 span line text subject field value modality valid_from valid_to acl".split()
+    ["evidence_id", "source", "sha256", "span", "line", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "acl"]
 )
 BATCH_FILES = 500  # files per batch: a worker's unit of work, and the parent's unit of progress
 PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forking workers
 MAX_WORKERS = 2
 POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_STAGED_COLUMNS = (
-    "evidence_id source sha256 span_start span_end line text subject field value modality valid_from valid_to "
-    "extra acl"
-).split()  # the units table's columns after id, in order: a unit row as extract_batch makes it
+_STAGED_COLUMNS = ["evidence_id", "source", "sha256", "span_start", "span_end", "line", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "extra", "acl"]  # the units table's columns after id, in order: a unit row as extract_batch makes it
 
 
 @dataclass
@@ -137,7 +137,11 @@ def build_index(
             batches = extract_batches(base, items, AccessRules.load(base), close_in_workers=[lock_fd])
             try:
                 _write(
-                    tmp, _with_progress(batches, progress, len(items)), config_for(reserved_fields), summary
+                    tmp,
+                    _with_progress(batches, progress, len(items)),
+                    config_for(reserved_fields),
+                    summary,
+                    read_alias_file(base)[0],  # invalid: [] here, its error in the files table
                 )
             finally:
                 batches.close()
@@ -163,7 +167,13 @@ def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: i
             progress(done, total)
 
 
-def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary: BuildSummary) -> None:
+def _write(
+    tmp: Path,
+    batches: Iterable[Batch],
+    config: dict[str, Any],
+    summary: BuildSummary,
+    aliases: Sequence[Alias] = (),
+) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = OFF")
@@ -182,12 +192,18 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
             units.add(batch)
         acls.update(units.acl_names)
         count = _write_units(db, units)
+        field_names = {name for name, kind, _acl in units.names if kind == "field"}
+        alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),
             # Kept here so opening an index and parsing a question never scan whole tables.
             "acls": json.dumps(sorted(acls)),
             "name_lengths": json.dumps(_name_lengths(units.names)),
+            # the owner's ROOT/aliases.tsv as read (empty when absent or invalid) and the
+            # model of the stored field vectors (null: built without the neural extra)
+            "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
+            "field_vectors": json.dumps(write_field_vectors(db, field_names | alias_fields)),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -200,8 +216,8 @@ def _write(tmp: Path, batches: Iterable[Batch], config: dict[str, Any], summary:
 
 
 def _name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
-    """Shortest and longest subject/field name (over all ACLs: it only bounds a lookup)."""
-    lengths = [len(name) for name, _kind, _acl in names]
+    """Shortest and longest subject/field name, verbatim or folded (over all ACLs: it only bounds a lookup)."""
+    lengths = [n for name, _kind, _acl in names for n in {len(name), len(fold(name))}]
     return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
@@ -477,6 +493,10 @@ def _write_units(db: sqlite3.Connection, units: _Units) -> int:
         db.execute("DROP TABLE temp.staging")
         db.executemany(
             "INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())]
+        )
+        db.executemany(  # only names that folding changes (data/names.py)
+            "INSERT INTO folded_names VALUES (?, ?, ?, ?)",
+            sorted((fold(n), n, kind, acl) for n, kind, acl in units.names if fold(n) != n),
         )
         db.executemany(
             "INSERT INTO images VALUES (?, ?, ?, ?, ?)",

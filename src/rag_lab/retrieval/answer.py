@@ -62,6 +62,7 @@ class SlotResult:
     checked: int = 0
     independent: int = 0
     sides: list[dict[str, Any]] = dc_field(default_factory=list)
+    field_match: dict[str, Any] | None = None  # how the field was found (retrieval/fields.py)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -73,6 +74,7 @@ class SlotResult:
             "message": self.message,
             "citations": self.citations,
             "same_key_sources_checked": self.checked,
+            "field_match": self.field_match,
         }
         if self.sides:
             out["sides"] = self.sides
@@ -299,6 +301,9 @@ def _decide(
     if image is not None:
         return [decider.decide_image(image[0], image[1], kept, pool)], parsed, True
     slots = [decider.decide_slot(s, f, kept, pool) for s, f in parsed.slots]
+    for slot in slots:
+        found = parsed.field_matches.get((slot.subject, slot.field))
+        slot.field_match = None if found is None else found.as_dict()
     return slots, parsed, False
 
 
@@ -347,6 +352,7 @@ def _result(
         independent_sources=independent,
         duplicates_merged=checked - independent,
         slots=[s.as_dict() for s in slots],
+        field_match=slots[0].field_match if len(slots) == 1 else None,
     )
 
 
@@ -378,6 +384,12 @@ def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, tra
         clarification = {"options": parsed.options}
         status, reason = Status.NEEDS_CLARIFICATION, Reason(parsed.problem)
         message = f"The question could mean any of {'、'.join(parsed.options)}; name one."
+    elif parsed.unknown_subject is not None:  # X的郑码 with X not a subject: never another subject's 郑码
+        status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
+        message = (
+            f"{parsed.unknown_subject} is not a subject in the corpus, so nothing supports an answer about its "
+            f"{parsed.fields[0]}; no other subject's {parsed.fields[0]} is given instead."
+        )
     else:
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
         message = "The question names no subject or field known in the corpus; nothing supports an answer."
@@ -406,6 +418,7 @@ def assemble(
         "independent_sources": extra.pop("independent_sources", 0),
         "duplicates_merged": extra.pop("duplicates_merged", 0),
         "slots": extra.pop("slots", []),
+        "field_match": extra.pop("field_match", None),
     }
     result.update(extra)
     result["trace"] = trace.as_dict()

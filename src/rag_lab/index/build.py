@@ -32,8 +32,8 @@ import numpy.typing as npt
 from rag_lab.data import Progress, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
-from rag_lab.data.names import fold
 from rag_lab.data.corpus import CorpusFile, check_root, walk
+from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms

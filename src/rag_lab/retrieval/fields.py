@@ -111,13 +111,28 @@ def _occurrences(name: str, text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _named(fields: Sequence[str], text: str, key: Callable[[str], str]) -> list[str]:
+def _shadowed(start: int, end: int, shadows: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` lies strictly inside a longer name the question names."""
+    return any(a <= start and end <= b and b - a > end - start for a, b in shadows)
+
+
+def _shadow_spans(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    return [w for n in names for w in _occurrences(n, text)]
+
+
+def _named(
+    fields: Sequence[str], text: str, key: Callable[[str], str], shadows: Sequence[tuple[int, int]] = ()
+) -> list[str]:
     """Fields whose ``key`` form occurs in ``text`` (already in ``key`` form), not inside a longer one."""
     spans = ordinary_spans(text)
     hits: dict[str, list[tuple[int, int]]] = {}
     for name in fields:
         form = key(name)
-        where = [(s, e) for s, e in _occurrences(form, text) if not is_ordinary(form, s, e, spans)]
+        where = [
+            (s, e)
+            for s, e in _occurrences(form, text)
+            if not is_ordinary(form, s, e, spans) and not _shadowed(s, e, shadows)
+        ]
         if where:
             hits[name] = where
     kept = [
@@ -131,13 +146,16 @@ def _named(fields: Sequence[str], text: str, key: Callable[[str], str]) -> list[
     return sorted(kept)
 
 
-def coverage(name: str, text: str) -> tuple[int, str]:
-    """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces)."""
+def coverage(name: str, text: str, shadows: Sequence[tuple[int, int]] = ()) -> tuple[int, str]:
+    """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces).
+
+    A piece counts only where it does not lie strictly inside a longer name of ``shadows``.
+    """
     covered, pieces, i = 0, [], 0
     while i < len(name):
         length = 0
         for size in range(len(name) - i, 1, -1):
-            if name[i : i + size] in text:
+            if any(not _shadowed(s, e, shadows) for s, e in _occurrences(name[i : i + size], text)):
                 length = size
                 break
         if length:
@@ -149,21 +167,25 @@ def coverage(name: str, text: str) -> tuple[int, str]:
     return covered, "…".join(pieces)
 
 
-def _partial(fields: Sequence[str], text: str) -> list[tuple[float, int, str, str]]:
+def _partial(
+    fields: Sequence[str], text: str, shadows: Sequence[tuple[int, int]] = ()
+) -> list[tuple[float, int, str, str]]:
     scored = []
     for name in fields:
         form = squash(name)
         if not form:
             continue
-        covered, pieces = coverage(form, text)
+        covered, pieces = coverage(form, text, shadows)
         score = covered / len(form)
         if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
             scored.append((score, covered, name, pieces))
     return sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))
 
 
-def _alias_hits(text: str, aliases: Sequence[Alias]) -> list[Alias]:
-    hits = [(a, _occurrences(squash(a.phrase), text)) for a in aliases]
+def _alias_hits(text: str, aliases: Sequence[Alias], shadows: Sequence[tuple[int, int]] = ()) -> list[Alias]:
+    hits = [
+        (a, [w for w in _occurrences(squash(a.phrase), text) if not _shadowed(*w, shadows)]) for a in aliases
+    ]
     hits = [(a, w) for a, w in hits if w]
     return [
         a
@@ -196,13 +218,16 @@ def match_field(
     scorer: Scorer | None = None,
     *,
     scorer_note: str = "",
+    named: Sequence[str] = (),
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
     ``fields``: the subject's answerable fields. ``aliases``: the owner's table first, then
     the general one (a phrase the owner defines replaces the general meaning). ``scorer``:
     ``(text, names) → cosine per name``, or None when the neural branch is not available
-    (``scorer_note`` says why, for the trace).
+    (``scorer_note`` says why, for the trace). ``named``: other names the question names
+    verbatim (fields of other subjects); a field of this subject lying strictly inside
+    one of them is not named (``时间`` inside ``发布时间`` does not ask 时间).
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -217,19 +242,21 @@ def match_field(
             decision.candidates = found
         return bool(found)
 
-    if decide(_named(names, rest, lambda n: n), Method.VERBATIM, lambda n: n):
+    raw_shadows = _shadow_spans(rest, named)
+    shadows = _shadow_spans(text, [squash(n) for n in named])
+    if decide(_named(names, rest, lambda n: n, raw_shadows), Method.VERBATIM, lambda n: n):
         return decision
-    if decide(_named(names, text, squash), Method.NORMALIZED, lambda n: next(
+    if decide(_named(names, text, squash, shadows), Method.NORMALIZED, lambda n: next(
         (rest[s:e] for s, e in _raw_spans(rest, squash(n))), n
     )):
         return decision
 
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
-    hits = _alias_hits(text, table)
+    hits = _alias_hits(text, table, shadows)
     targets = {squash(t) for a in hits for t in a.fields}
 
-    scored = _partial(names, text)
+    scored = _partial(names, text, shadows)
     step: dict[str, Any] = {
         "method": str(Method.PARTIAL),
         "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],

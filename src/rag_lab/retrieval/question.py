@@ -485,7 +485,8 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
             if m.name == subject:
                 rest[m.start : m.end] = ["\ufffc"] * m.length  # pieces never join across the subject
         own = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
-        decision = field_matching.match_field("".join(rest), own, aliases, scorer, scorer_note=note)
+        named = [m.name for m in parsed.matches if m.name != subject and m.name not in own]
+        decision = field_matching.match_field("".join(rest), own, aliases, scorer, scorer_note=note, named=named)
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
     matched = [(s, d.match) for s, d in decided if d.match is not None]
@@ -509,10 +510,23 @@ def _unknown_subject(question: str, parsed: ParsedQuestion) -> str | None:
     first = next((m for m in parsed.matches if m.name in parsed.fields), None)
     if first is None:
         return None
-    clause_start = max((question.rfind(mark, 0, first.start) + 1 for mark in CLAUSE_MARKS), default=0)
-    before = question[clause_start : first.start].rstrip(" \u3000\t")
-    before = before.removesuffix("的").rstrip(" \u3000\t")
-    name = strip_lead_ins(before).rstrip(" \u3000\t》」』”）)】")
+    text = question[: first.start]
+    for mark in CLAUSE_MARKS:
+        text = text.replace(mark, "\n")
+    name = ""
+    for clause in reversed(text.split("\n")):  # the field's clause, else the nearest clause before it
+        before = clause.rstrip(" \u3000\t").removesuffix("的").rstrip(" \u3000\t")
+        name = strip_lead_ins(before).rstrip(" \u3000\t》」』”）)】")
+        if name:
+            break
+    if not name:  # 面积？（苍梧阁） / 时间，枫桥坊的。: the name in the clause right after the field
+        after = question[first.end :]
+        for mark in CLAUSE_MARKS:
+            after = after.replace(mark, "\n")
+        rest = after.split("\n")
+        if len(rest) > 1 and not rest[0].strip():
+            clause = rest[1].strip(" \u3000\t（()）《》「」『』【】").removesuffix("的")
+            name = strip_lead_ins(clause).strip()
     if any(ch.isalnum() for ch in name):
         return name
     return None

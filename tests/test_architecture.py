@@ -11,7 +11,7 @@ from rag_lab.records import Reason
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
-LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "cli", "server", "demo"]
+LAYERS = ["errors", "records", "data", "index", "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo"]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "errors": set(),
@@ -22,9 +22,15 @@ ALLOWED = {
     "evaluation": {"errors", "records", "data", "index", "retrieval", "demo"},
     "render": {"records"},
     "demo": {"errors", "records", "data", "index", "retrieval"},
+    "integrations": {"errors", "records", "data", "index", "retrieval"},
     "cli": set(LAYERS) - {"server"},
     "server": set(LAYERS) - {"cli"},
 }
+# The request caps and the optional embedding model sit beside errors: any stage may use them.
+LAYERS += ["limits", "neural"]
+for _stage_name in ALLOWED:
+    ALLOWED[_stage_name] |= {"limits", "neural"} - {_stage_name} if _stage_name not in {"errors", "records"} else set()
+ALLOWED["limits"] = ALLOWED["neural"] = {"errors"}
 
 
 def test_public_api_is_pinned() -> None:
@@ -67,7 +73,7 @@ def test_every_cli_command_is_in_the_readme_or_docs() -> None:
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert set(commands) == {"index", "ask", "demo", "eval", "replay", "serve"}
+    assert set(commands) == {"index", "ask", "demo", "eval", "replay", "serve", "mcp"}
     for command in commands:
         assert f"rag-lab {command}" in text, command
         assert "Example" in commands[command].description, command

@@ -241,7 +241,10 @@ VALUE_CLASSES = (
 )
 # Classes whose values are quantities: templates asking "多少" only use these.
 NUMERIC_CLASSES = frozenset(
-    ["credit", "hours", "people", "capacity", "count", "weeks", "percent", "price", "area", "weight", "length", "power", "noise", "score"]
+    [
+        "credit", "hours", "people", "capacity", "count", "weeks", "percent", "price", "area",
+        "weight", "length", "power", "noise", "score",
+    ]
 )
 
 # --- question templates ---------------------------------------------------------------

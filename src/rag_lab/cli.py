@@ -19,6 +19,7 @@ from typing import Any
 
 from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, RagLabError
+from rag_lab.evaluation.bars import BARS, BarOutcome, check_bars, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
 
@@ -138,17 +139,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from rag_lab.index import build_index
     from rag_lab.render import render_result
 
+    # With --json, stdout holds only the JSON document; the progress lines go to stderr.
+    notes = sys.stderr if args.json else sys.stdout
     with tempfile.TemporaryDirectory(prefix="rag-lab-demo-") as tmp:
         root = Path(tmp) / "corpus"
         shutil.copytree(corpus_path(), root)
-        print(f"copied the demo corpus to {root}")
+        print(f"copied the demo corpus to {root}", file=notes)
         summary = build_index(root).as_dict()
-        print(f"indexed {summary['files']} files, {summary['units']} units, {len(summary['errors'])} errors")
+        print(f"indexed {summary['files']} files, {summary['units']} units, {len(summary['errors'])} errors", file=notes)
         args.root, args.index, args.as_of = str(root), None, None
+        results = []
         for question in DEMO_QUESTIONS:
             result = _ask(args, question, root)
-            print(f"\n? {question}")
-            print(render_result(result, root))
+            results.append(result)
+            if not args.json:
+                print(f"\n? {question}")
+                print(render_result(result, root))
+    if args.json:
+        _emit_json({"index": summary, "results": results})
     return EXIT_OK
 
 
@@ -161,18 +169,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.root is None or args.questions is None:
             raise ConfigError("give ROOT and QUESTIONS.jsonl, or --demo")
         report = evaluate_file(args.root, args.questions, index_path=args.index, principal=_principal(args))
+    report["bars"] = check_bars(report, {bar.option: getattr(args, bar.dest) for bar in BARS})
     if args.json:
         _emit_json(report)
     else:
         print(render_report(report))
-    below = []
-    if args.min_coverage is not None and report["answerable_coverage"] < args.min_coverage:
-        below.append(f"answerable_coverage {report['answerable_coverage']} < {args.min_coverage}")
-    if args.max_unsupported is not None and report["unsupported_answers"]["count"] > args.max_unsupported:
-        below.append(f"unsupported_answers {report['unsupported_answers']['count']} > {args.max_unsupported}")
-    for line in below:
-        print(f"below the bar: {line}", file=sys.stderr)
-    return EXIT_BELOW_BAR if below else EXIT_OK
+    for checked in report["bars"]:
+        if checked["outcome"] != BarOutcome.MET:
+            print(describe(checked), file=sys.stderr)
+    return EXIT_BELOW_BAR if any(c["outcome"] == BarOutcome.MISSED for c in report["bars"]) else EXIT_OK
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -210,6 +215,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         index_path=args.index,
         owner=args.owner,
         trust_principals=args.trust_principals,
+    )
+    return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        run = importlib.import_module("rag_lab.integrations.mcp_server").run
+    except ImportError as exc:
+        raise ConfigError(
+            f"the MCP server needs the mcp extra ({exc.name} is missing): pip install 'rag-lab[mcp]'"
+        ) from None
+    run(
+        args.root,
+        index_path=args.index,
+        owner=args.owner,
+        principal=_principal(args),
+        trust_principals=args.trust_principals,
+        http_port=args.http,
     )
     return EXIT_OK
 
@@ -268,9 +291,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="index the bundled demo corpus and ask the seed questions",
         formatter_class=fmt,
         description="Copy the demo corpus to a temporary folder, index it, ask the seed questions."
-        "\n\nExample:\n  rag-lab demo",
+        "\n\nExamples:\n  rag-lab demo\n  rag-lab demo --json",
     )
     _ask_options(p, with_as_of=False)
+    p.add_argument(
+        "--json", action="store_true", help='print {"index": the build summary, "results": [one result per question]}'
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
@@ -285,8 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="the shipped question set on a fresh demo corpus")
     p.add_argument("--index")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--min-coverage", type=float, help="exit 4 when answerable coverage is below this")
-    p.add_argument("--max-unsupported", type=int, help="exit 4 when more unsupported answers than this")
+    for bar in BARS:  # a bar on a metric with nothing to count is reported as not applicable
+        p.add_argument(bar.option, type=bar.parse, help=bar.help)
     _principal_options(p)
     p.set_defaults(func=cmd_eval)
 
@@ -311,6 +337,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve the corpus to an MCP client (an agent) over stdio",
+        formatter_class=fmt,
+        description="Model Context Protocol server over stdio with the tools ask, open_citation and "
+        "index_status (needs the mcp extra). Callers are anonymous (public files only) unless told "
+        "otherwise.\n\nExample:\n  rag-lab mcp ./corpus --owner",
+    )
+    p.add_argument("root")
+    p.add_argument("--index", help="index file (default ROOT/.rag_lab/index.sqlite)")
+    p.add_argument("--owner", action="store_true", help="answer as the corpus owner (sees every file)")
+    p.add_argument(
+        "--trust-principals",
+        action="store_true",
+        help="accept a principal named in tool calls (only when the client authenticates its users)",
+    )
+    p.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (loopback only)",
+    )
+    _principal_options(p)
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

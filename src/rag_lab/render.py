@@ -30,6 +30,26 @@ def render_citation(number: int, root: Path, cite: dict[str, Any]) -> list[str]:
     ]
 
 
+#: What each support type in a citation line means (the legend under the citations).
+SUPPORT_WORDS = {
+    "verbatim_line": "the value is quoted exactly from that line",
+    "remeasured_pixels": "the image's pixels were measured again and match",
+}
+
+
+def citation_legend(citations: list[dict[str, Any]]) -> str:
+    """One line explaining ``[43,61) f82bb2ba17ba verbatim_line``, with the first citation's values."""
+    parts = []
+    spanned = next((c for c in citations if c.get("span") is not None), None)
+    if spanned is not None:
+        start, end = spanned["span"]
+        parts.append(f"[{start},{end}) = where the cited line is in the file, in Unicode code points")
+    parts.append(f"{citations[0]['sha256'][:12]} = the start of the file's SHA-256")
+    kinds = sorted({str(c.get("support_type")) for c in citations})
+    parts.extend(f"{kind} = {SUPPORT_WORDS[kind]}" if kind in SUPPORT_WORDS else kind for kind in kinds)
+    return "  legend: " + " · ".join(parts)
+
+
 def render_result(result: Result, root: Path) -> str:
     lines = []
     if result["status"] == "answered":
@@ -47,6 +67,8 @@ def render_result(result: Result, root: Path) -> str:
             lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
     for number, cite in enumerate(result["citations"], 1):
         lines.extend(render_citation(number, root, cite))
+    if result["citations"]:
+        lines.append(citation_legend(result["citations"]))
     if result.get("clarification"):
         lines.append("  options: " + json.dumps(result["clarification"], ensure_ascii=False))
     return "\n".join(lines)

@@ -106,7 +106,7 @@ def test_eval_thresholds_exit_4(tmp_path: Path, root: Path, capsys: pytest.Captu
         encoding="utf-8",
     )
     code, out, err = run(capsys, "eval", str(root), str(questions), "--min-coverage", "0.5")
-    assert code == 4 and "below the bar: answerable_coverage 0.0 < 0.5" in err
+    assert code == 4 and "below the bar: --min-coverage 0.5 (answerable_coverage 0.0)" in err
     assert "expected \\ actual" in out
     code, _, _ = run(capsys, "eval", str(root), str(questions), "--max-unsupported", "0")
     assert code == 0
@@ -120,3 +120,32 @@ def test_demo_runs_from_an_installed_console_script() -> None:
     assert "answered: 周二至周五十四点到十七点。" in completed.stdout
     assert "refused (conflicting_evidence)" in completed.stdout
     assert "refused (unsupported_attribute)" in completed.stdout
+
+
+def test_citations_are_followed_by_a_one_line_legend(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "ask", str(root), "借阅台 开放时间")
+    assert out.splitlines()[3] == (
+        "  legend: [43,61) = where the cited line is in the file, in Unicode code points"
+        " · f82bb2ba17ba = the start of the file's SHA-256"
+        " · verbatim_line = the value is quoted exactly from that line"
+    )
+    _, out, _ = run(capsys, "ask", str(root), "红色 小 圆形")
+    assert out.splitlines()[-1].startswith("  legend: 17425db731cc = the start of the file's SHA-256 · remeasured_pixels")
+    _, out, _ = run(capsys, "ask", str(root), "借阅台")
+    assert "legend" not in out  # no citations, nothing to explain
+
+
+def test_demo_json_is_one_document_with_every_result(capsys: pytest.CaptureFixture[str]) -> None:
+    from rag_lab.cli import DEMO_QUESTIONS
+
+    code, out, err = run(capsys, "demo", "--json")
+    data = json.loads(out)
+    assert code == 0 and "copied the demo corpus" in err
+    assert data["index"]["files"] == 45 and data["index"]["errors"] == []
+    assert [r["question"] for r in data["results"]] == list(DEMO_QUESTIONS)
+    assert [(r["status"], r["reason"]) for r in data["results"]] == [
+        ("answered", None), ("answered", None), ("answered", None),
+        ("refused", "conflicting_evidence"), ("refused", "conflicting_evidence"), ("answered", None),
+        ("refused", "unsupported_attribute"), ("refused", "reserved_field"),
+        ("refused", "no_supporting_evidence"), ("partial", "partial_support"),
+    ]

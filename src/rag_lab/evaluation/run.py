@@ -18,16 +18,32 @@ from typing import Any
 from rag_lab.data.access import Principal
 from rag_lab.evaluation.citations import recheck
 from rag_lab.evaluation.questions import load_questions
-from rag_lab.records import Status
+from rag_lab.records import Modality, Status
 from rag_lab.retrieval import query_once
 
 STATUSES = [s.value for s in Status]
 ANSWERING = {Status.ANSWERED.value, Status.PARTIAL.value}
+IMAGE_ANSWER_SEPARATOR = "；"  # how an image answer joins the phrases of several images (retrieval/answer.py)
 COUNTER_NAMES = ("empty_context", "uncovered_slots", "duplicates_merged", "dropped_by_budget", "stale_index")
 
 
-def _ratio(part: int, whole: int) -> float:
-    return round(part / whole, 4) if whole else 0.0
+def _ratio(part: int, whole: int) -> float | None:
+    """A share rounded to 4 places; ``None`` when there is nothing to count (never a made-up 0.0)."""
+    return round(part / whole, 4) if whole else None
+
+
+def _supports(cite: dict[str, Any], cited_value: str | None, answer: Any) -> bool:
+    """Whether one citation's re-read value backs the slot's answer.
+
+    An image answer names every matching image's phrase, joined by ``；`` (sorted, one per
+    distinct phrase), so an image citation supports it when its re-measured phrase is one of
+    them; a text citation's value must equal the whole answer.
+    """
+    if cited_value is None or not isinstance(answer, str):
+        return False
+    if cite.get("modality") == Modality.IMAGE:
+        return cited_value in answer.split(IMAGE_ANSWER_SEPARATOR)
+    return cited_value == answer
 
 
 def _actual_answer(result: dict[str, Any], expected: Any) -> Any:
@@ -96,7 +112,7 @@ def evaluate(
                 continue
             for cite in slot["citations"]:
                 cite_answered += 1
-                cite_support += recheck(base, cite)[1] == slot["answer"]
+                cite_support += _supports(cite, recheck(base, cite)[1], slot["answer"])
     return _report(name, rows, cite_total, cite_valid, invalid, cite_answered, cite_support, counters)
 
 

@@ -45,14 +45,21 @@ INDEX_NAME = "index.sqlite"
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT_COLUMNS = frozenset(
-    ["evidence_id", "source", "sha256", "span", "line", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "acl"]
+    [
+        "evidence_id", "source", "sha256", "span", "line", "text", "subject", "field", "value",
+        "modality", "valid_from", "valid_to", "acl",
+    ]
 )
 BATCH_FILES = 500  # files per batch: a worker's unit of work, and the parent's unit of progress
 PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forking workers
 MAX_WORKERS = 2
 POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_STAGED_COLUMNS = ["evidence_id", "source", "sha256", "span_start", "span_end", "line", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "extra", "acl"]  # the units table's columns after id, in order: a unit row as extract_batch makes it
+# the units table's columns after id, in order: a unit row as extract_batch makes it
+_STAGED_COLUMNS = [
+    "evidence_id", "source", "sha256", "span_start", "span_end", "line", "text", "subject",
+    "field", "value", "modality", "valid_from", "valid_to", "extra", "acl",
+]
 
 
 @dataclass

@@ -37,6 +37,7 @@ ASK_KEYS = ("question", "top_k", "budget", "as_of", "principal")
 STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
 }
 PAGE_HEADERS = {
     "Content-Security-Policy": (

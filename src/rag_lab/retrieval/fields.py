@@ -306,8 +306,10 @@ def match_field(
         return decision
     decoys = [d for d in decoy_fields() if squash(d) not in by_form]
     everything = names + decoys
-    scores = scorer(rest, everything) if names and text else []
-    ranked = sorted(zip(everything, scores, strict=True), key=lambda t: (-t[1], t[0]))
+    if not names or not text:
+        steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
+        return decision
+    ranked = sorted(zip(everything, scorer(rest, everything), strict=True), key=lambda t: (-t[1], t[0]))
     steps.append(
         {
             "method": str(Method.EMBEDDING),

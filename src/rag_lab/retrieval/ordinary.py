@@ -46,6 +46,7 @@ LEAD_INS: tuple[str, ...] = tuple(
             "你好", "您好", "那个", "呃", "嗯", "哎", "关于", "对于", "有关", "至于",
             "帮我查查", "帮我查", "帮忙查", "查查", "查一下", "查询", "想问下", "问下", "问问", "想了解", "了解一下",
             "麻烦", "说说", "介绍一下", "我问", "我想问问",
+            "请回答", "回答", "说出", "你能说出", "了解", "你了解", "能告诉我", "谁能告诉我", "可以告诉我", "你可以告诉我",
         },
         key=lambda w: (-len(w), w),
     )
@@ -111,28 +112,26 @@ def _boundary_at(question: str, position: int, *, before: bool, known: set[int])
 
 
 def stands_apart(question: str, start: int, end: int, known: set[int]) -> bool:
-    """Whether a short subject name at ``[start, end)`` is a word of its own here.
+    """Whether a short subject name at ``[start, end)`` begins a word here.
 
     ``海棠`` in ``多花秋海棠属于…`` or ``人`` in ``凯尔特人分布在哪里`` is the end of a longer
-    name the corpus does not know, so it is not that subject. A name longer than
+    name the corpus does not know, so it is not that subject. Only the left side is
+    checked: what follows a subject is usually the question's verb or field (``属于``,
+    ``字``, ``先生``), which cannot be told from a longer name without segmentation. A name longer than
     ``SHORT_NAME`` always stands apart. ``known`` holds the start and end positions of
     other names found in the question (a known name is a boundary).
     """
     if end - start > SHORT_NAME:
         return True
-    return _boundary_at(question, start, before=True, known=known) and _boundary_at(
-        question, end, before=False, known=known
-    )
+    return _boundary_at(question, start, before=True, known=known)
 
 
 def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
-    """The run of text around ``[start, end)`` up to boundaries (what the unknown name is)."""
-    left, right = start, end
+    """The run of text ending at ``end`` from the boundary before ``start`` (the unknown name)."""
+    left = start
     while not _boundary_at(question, left, before=True, known=known - {start}):
         left -= 1
-    while not _boundary_at(question, right, before=False, known=known - {end}):
-        right += 1
-    return strip_lead_ins(question[left:right])
+    return strip_lead_ins(question[left:end])
 
 
 __all__ = ["BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

@@ -116,12 +116,34 @@ def _shadowed(start: int, end: int, shadows: Sequence[tuple[int, int]]) -> bool:
     return any(a <= start and end <= b and b - a > end - start for a, b in shadows)
 
 
+Spans = Sequence[tuple[int, int]]
+
+
+def _usable(start: int, end: int, shadows: Spans, focus: Spans | None) -> bool:
+    """Not inside a longer named name, and (with ``focus``) overlapping the named field."""
+    if _shadowed(start, end, shadows):
+        return False
+    return focus is None or any(start < b and a < end for a, b in focus)
+
+
+def _squash_origin(text: str) -> list[int]:
+    """For each code point of ``squash(text)``, the index in ``text`` it came from."""
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        origin.extend([i] * len(squash(ch)))
+    return origin
+
+
 def _shadow_spans(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
     return [w for n in names for w in _occurrences(n, text)]
 
 
 def _named(
-    fields: Sequence[str], text: str, key: Callable[[str], str], shadows: Sequence[tuple[int, int]] = ()
+    fields: Sequence[str],
+    text: str,
+    key: Callable[[str], str],
+    shadows: Spans = (),
+    focus: Spans | None = None,
 ) -> list[str]:
     """Fields whose ``key`` form occurs in ``text`` (already in ``key`` form), not inside a longer one."""
     spans = ordinary_spans(text)
@@ -131,7 +153,7 @@ def _named(
         where = [
             (s, e)
             for s, e in _occurrences(form, text)
-            if not is_ordinary(form, s, e, spans) and not _shadowed(s, e, shadows)
+            if not is_ordinary(form, s, e, spans) and _usable(s, e, shadows, focus)
         ]
         if where:
             hits[name] = where
@@ -146,7 +168,7 @@ def _named(
     return sorted(kept)
 
 
-def coverage(name: str, text: str, shadows: Sequence[tuple[int, int]] = ()) -> tuple[int, str]:
+def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = None) -> tuple[int, str]:
     """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces).
 
     A piece counts only where it does not lie strictly inside a longer name of ``shadows``.
@@ -155,7 +177,7 @@ def coverage(name: str, text: str, shadows: Sequence[tuple[int, int]] = ()) -> t
     while i < len(name):
         length = 0
         for size in range(len(name) - i, 1, -1):
-            if any(not _shadowed(s, e, shadows) for s, e in _occurrences(name[i : i + size], text)):
+            if any(_usable(s, e, shadows, focus) for s, e in _occurrences(name[i : i + size], text)):
                 length = size
                 break
         if length:
@@ -168,7 +190,7 @@ def coverage(name: str, text: str, shadows: Sequence[tuple[int, int]] = ()) -> t
 
 
 def _partial(
-    fields: Sequence[str], text: str, shadows: Sequence[tuple[int, int]] = ()
+    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None
 ) -> list[tuple[float, int, str, str]]:
     scored = []
     for name in fields:
@@ -176,15 +198,19 @@ def _partial(
         if not form:
             continue
         covered, pieces = coverage(form, text, shadows)
+        if focus is not None and not coverage(form, text, shadows, focus)[0]:
+            continue  # no piece touches the field the question names
         score = covered / len(form)
         if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
             scored.append((score, covered, name, pieces))
     return sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))
 
 
-def _alias_hits(text: str, aliases: Sequence[Alias], shadows: Sequence[tuple[int, int]] = ()) -> list[Alias]:
+def _alias_hits(
+    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None
+) -> list[Alias]:
     hits = [
-        (a, [w for w in _occurrences(squash(a.phrase), text) if not _shadowed(*w, shadows)]) for a in aliases
+        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus)]) for a in aliases
     ]
     hits = [(a, w) for a, w in hits if w]
     return [
@@ -219,6 +245,7 @@ def match_field(
     *,
     scorer_note: str = "",
     named: Sequence[str] = (),
+    asked_at: Spans = (),
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
@@ -227,7 +254,10 @@ def match_field(
     ``(text, names) → cosine per name``, or None when the neural branch is not available
     (``scorer_note`` says why, for the trace). ``named``: other names the question names
     verbatim (fields of other subjects); a field of this subject lying strictly inside
-    one of them is not named (``时间`` inside ``发布时间`` does not ask 时间).
+    one of them is not named (``时间`` inside ``发布时间`` does not ask 时间). ``asked_at``:
+    where ``rest`` names a field of the corpus the subject does not have; then only a
+    field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页), and no
+    embedding guess is made.
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -244,19 +274,24 @@ def match_field(
 
     raw_shadows = _shadow_spans(rest, named)
     shadows = _shadow_spans(text, [squash(n) for n in named])
-    if decide(_named(names, rest, lambda n: n, raw_shadows), Method.VERBATIM, lambda n: n):
+    raw_focus: Spans | None = list(asked_at) if asked_at else None
+    focus: Spans | None = None
+    if raw_focus is not None:
+        origin = _squash_origin(rest)
+        focus = [(i, i + 1) for i, o in enumerate(origin) if any(a <= o < b for a, b in raw_focus)]
+    if decide(_named(names, rest, lambda n: n, raw_shadows, raw_focus), Method.VERBATIM, lambda n: n):
         return decision
-    if decide(_named(names, text, squash, shadows), Method.NORMALIZED, lambda n: next(
+    if decide(_named(names, text, squash, shadows, focus), Method.NORMALIZED, lambda n: next(
         (rest[s:e] for s, e in _raw_spans(rest, squash(n))), n
     )):
         return decision
 
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
-    hits = _alias_hits(text, table, shadows)
+    hits = _alias_hits(text, table, shadows, focus)
     targets = {squash(t) for a in hits for t in a.fields}
 
-    scored = _partial(names, text, shadows)
+    scored = _partial(names, text, shadows, focus)
     step: dict[str, Any] = {
         "method": str(Method.PARTIAL),
         "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
@@ -301,8 +336,9 @@ def match_field(
         decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
         return decision
 
-    if scorer is None:
-        steps.append({"method": str(Method.EMBEDDING), "skipped": scorer_note or "no model"})
+    if scorer is None or focus is not None:
+        why = "the question names a field the subject does not have" if focus is not None else scorer_note
+        steps.append({"method": str(Method.EMBEDDING), "skipped": why or "no model"})
         return decision
     decoys = [d for d in decoy_fields() if squash(d) not in by_form]
     everything = names + decoys

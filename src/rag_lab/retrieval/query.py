@@ -10,10 +10,10 @@ from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.index import Changes, Index, check_freshness, default_index_path
+from rag_lab.limits import check_budget, check_top_k
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
 from rag_lab.retrieval.order import order_context
-from rag_lab.limits import check_budget, check_top_k
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, pack_context
 from rag_lab.retrieval.package import package_of
 from rag_lab.retrieval.question import ParsedQuestion, check_question, parse_text_question

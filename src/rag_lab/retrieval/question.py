@@ -486,7 +486,10 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
                 rest[m.start : m.end] = ["\ufffc"] * m.length  # pieces never join across the subject
         own = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
         named = [m.name for m in parsed.matches if m.name != subject and m.name not in own]
-        decision = field_matching.match_field("".join(rest), own, aliases, scorer, scorer_note=note, named=named)
+        asked_at = [(m.start, m.end) for m in parsed.matches if m.name in parsed.fields and m.name not in own]
+        decision = field_matching.match_field(
+            "".join(rest), own, aliases, scorer, scorer_note=note, named=named, asked_at=asked_at
+        )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
     matched = [(s, d.match) for s, d in decided if d.match is not None]

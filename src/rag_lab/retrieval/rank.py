@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rag_lab.errors import ConfigError
 from rag_lab.index.store import Index
 from rag_lab.index.terms import query_terms
 from rag_lab.limits import check_top_k

@@ -386,9 +386,10 @@ def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, tra
         message = f"The question could mean any of {'、'.join(parsed.options)}; name one."
     elif parsed.unknown_subject is not None:  # X的郑码 with X not a subject: never another subject's 郑码
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
-        message = (
-            f"{parsed.unknown_subject} is not a subject in the corpus, so nothing supports an answer about its "
-            f"{parsed.fields[0]}; no other subject's {parsed.fields[0]} is given instead."
+        start, end = parsed.unknown_span() or [0, 0]
+        message = (  # the name is not repeated: a hidden subject must read like a made-up one
+            f"The name at code points {start}–{end} of the question is not a subject in the corpus, so nothing "
+            f"supports an answer about its {parsed.fields[0]}; no other subject's {parsed.fields[0]} is given instead."
         )
     else:
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE

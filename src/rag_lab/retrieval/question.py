@@ -92,6 +92,7 @@ class ParsedQuestion:
     field_matches: dict[tuple[str, str], field_matching.FieldMatch] = field(default_factory=dict)
     field_steps: list[dict[str, object]] = field(default_factory=list)
     unknown_subject: str | None = None  # the name standing where a subject belongs, not in the corpus
+    question: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -104,8 +105,16 @@ class ParsedQuestion:
                 {"slot": list(k), **v.as_dict()} for k, v in self.field_matches.items()
             ],
             "field_steps": self.field_steps,
-            "unknown_subject": self.unknown_subject,
+            # where the unknown name stands, not its text: a subject hidden from the caller
+            # and a made-up one of the same length leave the same trace
+            "unknown_subject": self.unknown_span(),
         }
+
+    def unknown_span(self) -> list[int] | None:
+        if self.unknown_subject is None:
+            return None
+        start = max(self.question.find(self.unknown_subject), 0)
+        return [start, start + len(self.unknown_subject)]
 
 
 # -- image grammar ------------------------------------------------------------------------
@@ -324,7 +333,9 @@ def _unique(names: list[str]) -> list[str]:
 
 def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion:
     """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`)."""
-    return resolve_field(question, _parse_names(question, source), source)
+    parsed = _parse_names(question, source)
+    parsed.question = question
+    return resolve_field(question, parsed, source)
 
 
 def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:

@@ -29,7 +29,7 @@ CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT 
 -- names whose NFKC + case folding differs from the name (data/names.py), for folded lookups
 CREATE TABLE folded_names (folded TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, acl TEXT NOT NULL,
                            PRIMARY KEY (folded, name, kind, acl)) WITHOUT ROWID;
--- field-name vectors of the neural field-matching step (index/vectors.py); empty without the extra
+-- field-name vectors of the neural field-matching step (index/field_vectors.py); empty without the extra
 CREATE TABLE field_vectors (name TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len INTEGER NOT NULL) WITHOUT ROWID;
 """

@@ -1,7 +1,7 @@
 """The neural step of field matching: cosine of the question against stored field-name vectors.
 
 Field names (and the general alias table's field names, the decoys) are embedded once at
-index build time when the ``[neural]`` extra is installed (``rag_lab.index.vectors``); at
+index build time when the ``[neural]`` extra is installed (``rag_lab.index.field_vectors``); at
 ask time only the question is embedded, and only when the earlier steps found nothing.
 """
 

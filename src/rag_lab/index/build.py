@@ -35,9 +35,9 @@ from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_root, walk
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
+from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
-from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
 
 INDEX_DIR = ".rag_lab"

@@ -20,8 +20,8 @@ import numpy.typing as npt
 from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
-from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.index.field_vectors import vector_from_blob
+from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.records import Unit
 
 _SELECT_UNIT = (

@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     floor_read_hash(corpus)  # warm the page cache
     floor_s = floor_read_hash(corpus)[0]
-    summary = build_index(corpus)
+    summary = build_index(corpus, vectors=not args.no_neural)
     print(
         f"corpus: {sizes['documents']} documents, {sizes['lines']} lines ({write_s:.1f} s); "
         f"index {summary.seconds:.1f} s, {summary.units} units, {len(summary.errors)} error files; "

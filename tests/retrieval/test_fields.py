@@ -117,7 +117,7 @@ SHOP = {
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     root = write_files(tmp_path / "shop", SHOP)
-    build_index(root)
+    build_index(root, vectors=neural.available())  # field vectors only with vectors (the neural step)
     return root
 
 
@@ -273,5 +273,5 @@ def test_without_vectors_the_trace_says_the_embedding_step_was_skipped(
         neural.load_embedder.cache_clear()
     parse = next(e for e in result["trace"]["events"] if e["step"] == "parse")
     last = parse["field_steps"][0]["steps"][-1]
-    assert last["method"] == "embedding" and "built without the neural extra" in last["skipped"]
+    assert last["method"] == "embedding" and "built without vectors" in last["skipped"]
     assert result["status"] != "answered"

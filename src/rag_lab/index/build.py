@@ -166,7 +166,8 @@ def build_index(
 
     ``root`` must hold ``documents/`` or ``images/`` (:class:`CorpusError` otherwise, before
     anything is created); a file over ``max_file_bytes`` is a per-file error, never read.
-    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra);
+    ``vectors``: also embed every prose unit (index/vectors.py) and every field name
+    (index/field_vectors.py, the neural step of field matching); needs the ``[neural]`` extra;
     ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
     if vectors and embedder is None:
@@ -266,9 +267,11 @@ def _write(
             "acls": json.dumps(sorted(acls)),
             "name_lengths": json.dumps(_name_lengths(units.names)),
             # the owner's ROOT/aliases.tsv as read (empty when absent or invalid) and the
-            # model of the stored field vectors (null: built without the neural extra)
+            # model of the stored field vectors (null: built without vectors)
             "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
-            "field_vectors": json.dumps(write_field_vectors(db, field_names | alias_fields)),
+            "field_vectors": json.dumps(
+                None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
+            ),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):

@@ -1,11 +1,13 @@
 """Field-name vectors for the neural step of field matching, written at build time.
 
-With the ``[neural]`` extra installed, every distinct field name of the corpus and every
-field name of the alias tables (the decoys of rag_lab/retrieval/fields.py) is embedded
-once as a passage and stored in the ``field_vectors`` table; the index meta records the
-model (``field_vectors`` = ``rag_lab.neural.MODEL_NAME``) so vectors of another model are
-never mixed with this one's question vectors. Without the extra nothing is stored and the
-meta value is ``null``: field matching then stops before its embedding step.
+An index built with vectors (``rag-lab index --vectors``, which needs the ``[neural]`` extra)
+embeds every distinct field name of the corpus and every field name of the alias tables
+(the decoys of rag_lab/retrieval/fields.py) once as a passage and stores them in the
+``field_vectors`` table; the index meta records the model (``field_vectors`` =
+``rag_lab.neural.MODEL_NAME``) so vectors of another model are never mixed with this one's
+question vectors. Built without vectors nothing is stored and the meta value is ``null``:
+field matching then stops before its embedding step. Opt-in because embedding every name
+costs far more than the rest of a build (7× → over 1,000× the read+hash floor on a small corpus).
 """
 
 from __future__ import annotations
@@ -22,15 +24,12 @@ CACHE_LIMIT = 200_000  # names whose vectors a process keeps between builds (≈
 _cache: dict[tuple[str, str], bytes] = {}
 
 
-def write_field_vectors(db: sqlite3.Connection, names: Iterable[str]) -> str | None:
-    """Embed and store ``names``; returns the model name, or None without the extra.
+def write_field_vectors(db: sqlite3.Connection, embedder: neural.Embedder, names: Iterable[str]) -> str:
+    """Embed and store ``names``; returns the model name.
 
     A name's vector depends only on the name and the model, so a process that builds many
     indexes (a server rebuilding, the test suite) embeds each name once.
     """
-    embedder = neural.load_embedder()
-    if embedder is None:
-        return None
     wanted = sorted(set(names))
     missing = [n for n in wanted if (embedder.name, n) not in _cache]
     for start in range(0, len(missing), BATCH):

@@ -259,7 +259,7 @@ class Index:
         return list(self._aliases)
 
     def field_vector_model(self) -> str | None:
-        """The model of the stored field-name vectors; None when built without the neural extra."""
+        """The model of the stored field-name vectors; None when built without vectors."""
         return self._vector_model
 
     def field_vectors(self, names: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:

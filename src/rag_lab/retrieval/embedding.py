@@ -1,7 +1,7 @@
 """The neural step of field matching: cosine of the question against stored field-name vectors.
 
 Field names (and the general alias table's field names, the decoys) are embedded once at
-index build time when the ``[neural]`` extra is installed (``rag_lab.index.field_vectors``); at
+index build time by ``rag-lab index --vectors`` (``rag_lab.index.field_vectors``); at
 ask time only the question is embedded, and only when the earlier steps found nothing.
 """
 
@@ -18,7 +18,10 @@ def scorer_for(source: EvidenceSource) -> tuple[Scorer | None, str]:
     """``(scorer, "")``, or ``(None, why the embedding step is skipped)``."""
     model = source.field_vector_model()
     if model is None:
-        return None, "no field vectors: the index was built without the neural extra (pip install 'rag-lab[neural]', then rebuild)"
+        return None, (
+            "no field vectors: the index was built without vectors "
+            "(rebuild with rag-lab index ROOT --vectors; needs pip install 'rag-lab[neural]')"
+        )
     if model != neural.MODEL_NAME:
         return None, f"the index's field vectors come from {model}, this rag_lab uses {neural.MODEL_NAME}; rebuild the index"
     if not neural.available():

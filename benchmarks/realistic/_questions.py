@@ -33,7 +33,7 @@ LABELS = (
 EXPECT = {  # label -> (expect_status, expect_reason)
     "answerable": ("answered", None),
     "field_missing": ("refused", "no_supporting_evidence"),
-    "unknown_subject": ("needs_clarification", "field_without_subject"),
+    "unknown_subject": ("refused", "no_supporting_evidence"),  # issue 13: "X is not a subject in the corpus"
     "conflict": ("refused", "conflicting_evidence"),
     "multi_subject": ("answered", None),
     "multi_field": ("answered", None),

@@ -427,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as JSON (with warning_list)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any file failed (the index is still built)")
     p.add_argument(
-        "--vectors", action="store_true", help="also embed prose units for --retrieval fused (needs [neural])"
+        "--vectors", action="store_true", help="also embed prose units (for --retrieval fused) and field names (field matching's neural step); needs [neural]"
     )
     p.add_argument(
         "--max-file-bytes",

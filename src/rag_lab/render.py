@@ -80,6 +80,9 @@ def render_result(result: Result, root: Path) -> str:
         if result.get("answer") and not result.get("text"):
             lines.append(f"answered part: {result['answer']}")
     for slot in result.get("slots", []):
+        match = slot.get("field_match")
+        if match and match.get("method") != "verbatim":  # how a field named in other words was found
+            lines.append(f"  matched {match['field']} from {match['asked']} ({match['method']}, score {match['score']})")
         for side in slot.get("sides", []):
             lines.append(f"  side {side['value']!r}: {len(side['evidence_ids'])} source(s)")
     refs = _refs(result)

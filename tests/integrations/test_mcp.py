@@ -93,9 +93,9 @@ def test_anonymous_session_answers_refuses_and_opens_citations(corpus: Path) -> 
 
         # The restricted file is invisible to this (anonymous) session: like an absent subject.
         _, hidden = await call(client, "ask", question="员工休息室 开放时间")
-        _, absent = await call(client, "ask", question="火星基地 开放时间")
+        _, absent = await call(client, "ask", question="火星基地站 开放时间")
         assert (hidden["status"], hidden["reason"]) == (absent["status"], absent["reason"])
-        assert hidden["message"].replace("员工休息室", "X") == absent["message"].replace("火星基地", "X")
+        assert hidden["message"].replace("员工休息室", "X") == absent["message"].replace("火星基地站", "X")  # as long as the hidden name
 
         failed, message = await call(
             client, "ask", question="员工休息室 开放时间", as_name="bob", groups=["staff"]

@@ -179,7 +179,7 @@ def shape(result: dict[str, Any]) -> dict[str, Any]:
     [
         ("秘密基地", "火星基地", ("refused", "no_supporting_evidence")),
         ("秘密基地 联系人", "火星基地 联系人", ("refused", "no_supporting_evidence")),
-        ("秘密基地 地点", "火星基地 地点", ("needs_clarification", "field_without_subject")),
+        ("秘密基地 地点", "火星基地 地点", ("refused", "no_supporting_evidence")),  # issue 13: not a subject
     ],
 )
 def test_hidden_subject_is_refused_like_a_made_up_one(

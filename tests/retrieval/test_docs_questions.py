@@ -21,7 +21,11 @@ EXAMPLES = [
     ("借阅台开放时间借阅台", "answered", None, "周二至周五十四点到十七点。"),  # one name said twice
     ("借阅台 容量", "refused", "no_supporting_evidence", None),
     ("什么时候能借东西", "refused", "no_supporting_evidence", None),
-    ("会议室Ａ 容量", "needs_clarification", "field_without_subject", None),  # no width folding
+    ("会议室Ａ 容量", "answered", None, "二十人"),  # full-width Ａ folds to A
+    ("打印室在哪里", "answered", None, "学生活动中心一楼"),  # alias 在哪里 → 地点
+    ("打印室的电话是多少", "answered", None, "010-62751002"),  # partial 电话 → 联系电话
+    ("会议室A能坐多少人", "answered", None, "二十人"),  # alias 多少人 → 容量
+    ("藏经阁的开放时间", "refused", "no_supporting_evidence", None),  # not a subject of the corpus
     ("借阅台及打印室的开放时间", "needs_clarification", "ambiguous_subject", None),  # 及 is no conjunction
 ]
 

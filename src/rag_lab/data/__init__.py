@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_lab.data.access import NOBODY, PUBLIC, AccessRules
+from rag_lab.data.aliases import ALIAS_FILE, AliasFileError, parse_aliases
 from rag_lab.data.corpus import CorpusFile, Fingerprint, check_root, sha256_hex, walk
 from rag_lab.data.documents import BOM, _content, evidence_id, parse_document
 from rag_lab.errors import SourceFileError
@@ -66,7 +67,7 @@ def read_record(
     (and never read past the limit, should it grow meanwhile).
     """
     record = _read_record(root, item, max_file_bytes)
-    if item.kind == "access":
+    if item.kind in ("access", "aliases"):
         return record
     inline = record.access if record.error is None else []
     acl, problem = (rules or AccessRules([])).label(item.path, inline)
@@ -107,6 +108,12 @@ def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> F
     record.sha256 = sha256_hex(data)
     try:
         if item.kind == "access":
+            return record
+        if item.kind == "aliases":  # ROOT/aliases.tsv: validated here, so the index reports it
+            try:
+                parse_aliases(data, ALIAS_FILE)
+            except AliasFileError as exc:
+                raise SourceFileError(item.path, str(exc).removeprefix(f"{ALIAS_FILE}: ")) from None
             return record
         if item.kind == "document":
             parsed = parse_document(item.path, data, record.sha256)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_lab.data.access import SIDECAR
+from rag_lab.data.aliases import ALIAS_FILE
 from rag_lab.errors import CorpusError
 
 KINDS: dict[str, str | tuple[str, ...]] = {"documents": (".md", ".txt"), "images": ".png"}
@@ -124,6 +125,8 @@ def walk_stats(root: str | os.PathLike[str], *, sort: bool) -> list[tuple[str, s
         for entry in listing:
             if entry.name == SIDECAR and entry.is_file(follow_symlinks=False):
                 found.append(_stat_entry(SIDECAR, "access", entry))
+            elif entry.name == ALIAS_FILE and entry.is_file(follow_symlinks=False):
+                found.append(_stat_entry(ALIAS_FILE, "aliases", entry))
     if links:
         real_root = base.resolve()
         for rel, kind, entry in links:
@@ -168,7 +171,13 @@ def walk_one(root: Path, path: str) -> Iterator[CorpusFile]:
     """The corpus entry for one relative path, if that file (still) exists."""
     full = root / path
     kind = (
-        "document" if path.startswith("documents/") else "image" if path.startswith("images/") else "access"
+        "document"
+        if path.startswith("documents/")
+        else "image"
+        if path.startswith("images/")
+        else "aliases"
+        if path == ALIAS_FILE
+        else "access"
     )
     try:
         if full.is_symlink():

@@ -19,7 +19,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -31,9 +31,12 @@ import numpy.typing as npt
 
 from rag_lab.data import Progress, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
+from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
 from rag_lab.data.documents import warned_name
+from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
+from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.limits import MAX_FILE_BYTES
@@ -163,7 +166,8 @@ def build_index(
 
     ``root`` must hold ``documents/`` or ``images/`` (:class:`CorpusError` otherwise, before
     anything is created); a file over ``max_file_bytes`` is a per-file error, never read.
-    ``vectors``: also embed every prose unit (index/vectors.py; needs the ``[neural]`` extra);
+    ``vectors``: also embed every prose unit (index/vectors.py) and every field name
+    (index/field_vectors.py, the neural step of field matching); needs the ``[neural]`` extra;
     ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
     if vectors and embedder is None:
@@ -190,6 +194,7 @@ def build_index(
                     _with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
+                    aliases=read_alias_file(base)[0],  # invalid: [] here, its error in the files table
                     embedder=embedder if vectors else None,
                 )
             finally:
@@ -222,6 +227,7 @@ def _write(
     config: dict[str, Any],
     summary: BuildSummary,
     *,
+    aliases: Sequence[Alias] = (),
     embedder: Embedder | None = None,
 ) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
@@ -252,12 +258,20 @@ def _write(
             from rag_lab.index.vectors import add_vectors
 
             config = {**config, "vectors": add_vectors(db, embedder)}
+        field_names = {name for name, kind, _acl in units.names if kind == "field"}
+        alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),
             # Kept here so opening an index and parsing a question never scan whole tables.
             "acls": json.dumps(sorted(acls)),
             "name_lengths": json.dumps(_name_lengths(units.names)),
+            # the owner's ROOT/aliases.tsv as read (empty when absent or invalid) and the
+            # model of the stored field vectors (null: built without vectors)
+            "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
+            "field_vectors": json.dumps(
+                None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
+            ),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -270,8 +284,8 @@ def _write(
 
 
 def _name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
-    """Shortest and longest subject/field name (over all ACLs: it only bounds a lookup)."""
-    lengths = [len(name) for name, _kind, _acl in names]
+    """Shortest and longest subject/field name, verbatim or folded (over all ACLs: it only bounds a lookup)."""
+    lengths = [n for name, _kind, _acl in names for n in {len(name), len(fold(name))}]
     return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
@@ -574,6 +588,10 @@ def _write_units(db: sqlite3.Connection, units: _Units) -> int:
         db.execute("DROP TABLE temp.staging")
         db.executemany(
             "INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())]
+        )
+        db.executemany(  # only names that folding changes (data/names.py)
+            "INSERT INTO folded_names VALUES (?, ?, ?, ?)",
+            sorted((fold(n), n, kind, acl) for n, kind, acl in units.names if fold(n) != n),
         )
         db.executemany(
             "INSERT INTO images VALUES (?, ?, ?, ?, ?)",

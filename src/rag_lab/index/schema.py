@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -30,6 +30,11 @@ CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT, 
 CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT NULL,
                        ids BLOB NOT NULL, tfs BLOB NOT NULL, lens BLOB NOT NULL,
                        PRIMARY KEY (term, acl)) WITHOUT ROWID;
+-- names whose NFKC + case folding differs from the name (data/names.py), for folded lookups
+CREATE TABLE folded_names (folded TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, acl TEXT NOT NULL,
+                           PRIMARY KEY (folded, name, kind, acl)) WITHOUT ROWID;
+-- field-name vectors of the neural field-matching step (index/field_vectors.py); empty without the extra
+CREATE TABLE field_vectors (name TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len INTEGER NOT NULL) WITHOUT ROWID;
 -- optional sentence vectors (index/vectors.py): unit id → float16 blob; empty unless built with vectors
 CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL);

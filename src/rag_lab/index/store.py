@@ -18,7 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from rag_lab.data.access import PUBLIC, Principal, visible_acls
+from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
+from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.records import Unit
 
@@ -71,6 +73,8 @@ class Index:
             acls = json.loads(meta["acls"])
             shortest, longest = json.loads(meta["name_lengths"])
             self._name_lengths = (int(shortest), int(longest))
+            self._aliases = [Alias(p, tuple(f), int(n)) for p, f, n in json.loads(meta["aliases"])]
+            self._vector_model: str | None = json.loads(meta["field_vectors"])
             self.visible = visible_acls(acls, principal)
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
@@ -217,6 +221,20 @@ class Index:
                 known.setdefault(name, set()).add(kind)
         return known
 
+    def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
+        """folded text → {(name, kind)} of the names that fold to it (itself included)."""
+        wanted = sorted(set(candidates))
+        found: dict[str, set[tuple[str, str]]] = {}
+        for name, kinds in self.name_kinds(wanted).items():
+            found.setdefault(name, set()).update((name, k) for k in kinds)
+        for chunk in _chunks(wanted):
+            marks = ",".join("?" * len(chunk))
+            for folded, name, kind in self._query(
+                f"SELECT folded, name, kind FROM folded_names WHERE folded IN ({marks}) AND {{visible}}", chunk
+            ):
+                found.setdefault(folded, set()).add((name, kind))
+        return found
+
     def has_key(self, subject: str, field: str) -> bool:
         rows = self._query(
             "SELECT 1 FROM units WHERE subject = ? AND field = ? AND {visible} LIMIT 1", (subject, field)
@@ -234,6 +252,24 @@ class Index:
         """Bounds for the substring lookup (stored at build time; over every ACL, which only
         widens the lookup and never changes what a caller can match)."""
         return self._name_lengths
+
+    # -- field matching ------------------------------------------------------------------
+    def user_aliases(self) -> list[Alias]:
+        """The owner's ``ROOT/aliases.tsv`` as read at build time (empty: absent or invalid)."""
+        return list(self._aliases)
+
+    def field_vector_model(self) -> str | None:
+        """The model of the stored field-name vectors; None when built without vectors."""
+        return self._vector_model
+
+    def field_vectors(self, names: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """name → stored vector, for those of ``names`` that have one."""
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for chunk in _chunks(sorted(set(names))):
+            marks = ",".join("?" * len(chunk))
+            for name, blob in self._query(f"SELECT name, vector FROM field_vectors WHERE name IN ({marks})", chunk):
+                found[name] = vector_from_blob(blob)
+        return found
 
     # -- snapshot ------------------------------------------------------------------------
     def snapshot(self) -> dict[str, tuple[Any, ...]]:

@@ -69,6 +69,7 @@ class SlotResult:
     sides: list[dict[str, Any]] = dc_field(default_factory=list)
     kind: str = "field"  # or "prose" (answering/prose.py)
     answer_span: dict[str, Any] | None = None
+    field_match: dict[str, Any] | None = None  # how the field was found (retrieval/fields.py)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,6 +81,7 @@ class SlotResult:
             "message": self.message,
             "citations": self.citations,
             "same_key_sources_checked": self.checked,
+            "field_match": self.field_match,
         }
         if self.sides:
             out["sides"] = self.sides
@@ -351,6 +353,9 @@ def _decide(
         if prose is not None and overrides:
             return [prose], parsed, False
     slots = [decider.decide_slot(s, f, kept, pool) for s, f in parsed.slots]
+    for slot in slots:
+        found = parsed.field_matches.get((slot.subject, slot.field))
+        slot.field_match = None if found is None else found.as_dict()
     return slots, parsed, False
 
 
@@ -424,6 +429,7 @@ def _result(
         independent_sources=independent,
         duplicates_merged=checked - independent,
         slots=[s.as_dict() for s in slots],
+        field_match=slots[0].field_match if len(slots) == 1 else None,
     )
 
 
@@ -471,6 +477,13 @@ def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, tra
         message = f"The question could mean any of {'、'.join(options)}{more}; name one."
         if rest:
             clarification["more_options"] = rest
+    elif parsed.unknown_subject is not None:  # X的郑码 with X not a subject: never another subject's 郑码
+        status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
+        start, end = parsed.unknown_span() or [0, 0]
+        message = (  # the name is not repeated: a hidden subject must read like a made-up one
+            f"The name at code points {start}–{end} of the question is not a subject in the corpus, so nothing "
+            f"supports an answer about its {parsed.fields[0]}; no other subject's {parsed.fields[0]} is given instead."
+        )
     else:
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
         message = "The question names no subject or field known in the corpus; nothing supports an answer."
@@ -499,6 +512,7 @@ def assemble(
         "independent_sources": extra.pop("independent_sources", 0),
         "duplicates_merged": extra.pop("duplicates_merged", 0),
         "slots": extra.pop("slots", []),
+        "field_match": extra.pop("field_match", None),
     }
     result.update(extra)
     result["trace"] = trace.as_dict()

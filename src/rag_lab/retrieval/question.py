@@ -11,6 +11,11 @@ conjunction (和, 与, 、, 以及); otherwise the one that has the asked field 
 several do, the only one in the field's clause (between sentence punctuation) is taken,
 and otherwise the question needs clarification.
 
+Then the field is matched within the linked subject's own fields (verbatim → normalized →
+partial → alias → embedding; :mod:`rag_lab.retrieval.fields`), and a one-character or
+function-word name inside ordinary phrasing (``是`` in ``是什么``) is not a name
+(:mod:`rag_lab.retrieval.ordinary`).
+
 Image questions use a closed grammar of colour, size and shape words; anything left
 after removing them (besides spaces and punctuation) is an unsupported attribute.
 """
@@ -23,14 +28,24 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rag_lab.data.names import folded_positions
 from rag_lab.errors import QuestionError
 from rag_lab.limits import MAX_QUESTION_CHARS
+from rag_lab.retrieval import fields as field_matching
+from rag_lab.retrieval.ordinary import (
+    enclosing_name,
+    is_ordinary,
+    ordinary_spans,
+    stands_apart,
+    strip_lead_ins,
+)
 from rag_lab.retrieval.sources import EvidenceSource
 
 CONJUNCTIONS = ("和", "与", "、", "以及")
 CLAUSE_MARKS = ("，", "。", "？", "！", "；", "：", ",", "?", "!", ";", ":", "\n")  # not "." (decimals) or "、"
 _MAX_CLUSTER = 12
 _MAX_COMBINATIONS = 256
+_MAX_LINKED = 4  # subjects whose own fields are searched for one question
 
 
 def check_question(question: object) -> str:
@@ -73,6 +88,11 @@ class ParsedQuestion:
     problem: str | None = None  # a Reason value: subject_without_field, ambiguous_subject, …
     options: list[str] = field(default_factory=list)  # ambiguous names, when problem is ambiguous_*
     matches: list[Match] = field(default_factory=list)
+    #: how each slot's field was found (rag_lab.retrieval.fields), and the steps tried
+    field_matches: dict[tuple[str, str], field_matching.FieldMatch] = field(default_factory=dict)
+    field_steps: list[dict[str, object]] = field(default_factory=list)
+    unknown_subject: str | None = None  # the name standing where a subject belongs, not in the corpus
+    question: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -81,7 +101,20 @@ class ParsedQuestion:
             "fields": self.fields,
             "problem": self.problem,
             "matches": [[m.start, m.end, m.name, sorted(m.kinds)] for m in self.matches],
+            "field_match": [
+                {"slot": list(k), **v.as_dict()} for k, v in self.field_matches.items()
+            ],
+            "field_steps": self.field_steps,
+            # where the unknown name stands, not its text: a subject hidden from the caller
+            # and a made-up one of the same length leave the same trace
+            "unknown_subject": self.unknown_span(),
         }
+
+    def unknown_span(self) -> list[int] | None:
+        if self.unknown_subject is None:
+            return None
+        start = max(self.question.find(self.unknown_subject), 0)
+        return [start, start + len(self.unknown_subject)]
 
 
 # -- image grammar ------------------------------------------------------------------------
@@ -134,8 +167,40 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
         for end in range(start + max(shortest, 1), min(start + longest, len(question)) + 1):
             spans.setdefault(question[start:end], []).append((start, end))
     known = source.name_kinds(spans)
-    found = [Match(s, e, name, frozenset(kinds)) for name, kinds in known.items() for s, e in spans[name]]
+    ordinary = ordinary_spans(question)
+    found = [
+        Match(s, e, name, frozenset(kinds))
+        for name, kinds in known.items()
+        for s, e in spans[name]
+        if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
+    ]
     return sorted(found, key=lambda m: (m.start, m.end))
+
+
+def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
+    """Names found after NFKC + case folding of the question and of the names (data/names.py).
+
+    A match keeps the corpus's own name; its span is the original question's code points.
+    """
+    folded, origin = folded_positions(question)
+    shortest, longest = source.name_length_range()
+    if longest == 0 or folded == question:
+        return []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for start in range(len(folded)):
+        for end in range(start + max(shortest, 1), min(start + longest, len(folded)) + 1):
+            if (start == 0 or origin[start - 1] != origin[start]) and (
+                end == len(folded) or origin[end] != origin[end - 1]
+            ):
+                spans.setdefault(folded[start:end], []).append((origin[start], origin[end - 1] + 1))
+    ordinary = ordinary_spans(question)
+    found: dict[tuple[int, int, str], set[str]] = {}
+    for text, pairs in source.folded_name_kinds(spans).items():
+        for name, kind in pairs:
+            for s, e in spans[text]:
+                if not is_ordinary(name, s, e, ordinary):
+                    found.setdefault((s, e, name), set()).add(kind)
+    return [Match(s, e, name, frozenset(kinds)) for (s, e, name), kinds in sorted(found.items())]
 
 
 def drop_nested(matches: list[Match]) -> list[Match]:
@@ -267,8 +332,18 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion:
+    """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`)."""
+    parsed = _parse_names(question, source)
+    parsed.question = question
+    return resolve_field(question, parsed, source)
+
+
+def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:
     has_key = _Keys(source)
-    selection = select(find_matches(question, source), has_key)
+    matches = find_matches(question, source)
+    if not any("subject" in m.kinds for m in matches):  # ＣＰＵ / cpu: names compared folded
+        matches = sorted({*matches, *find_folded_matches(question, source)}, key=lambda m: (m.start, m.end))
+    selection = select(matches, has_key)
     subjects, fields = _assign_roles(selection, has_key)
     parsed = ParsedQuestion(matches=selection)
     parsed.subjects = _unique([m.name for m in subjects])
@@ -362,3 +437,110 @@ def _alternating_pairs(
 
 def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return list(dict.fromkeys(pairs))
+
+
+# -- the field of the linked subject, and unknown subjects ---------------------------------
+
+
+def resolve_field(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> ParsedQuestion:
+    """:func:`_resolve`, then a short subject must stand apart (:func:`_short_subject_apart`)."""
+    return _short_subject_apart(question, _resolve(question, parsed, source))
+
+
+def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestion:
+    """``海棠`` inside ``多花秋海棠属于…``: the subject's place holds a name the corpus does not know."""
+    if len(parsed.slots) != 1:
+        return parsed
+    subject, field_name = parsed.slots[0]
+    mine = [m for m in parsed.matches if m.name == subject]
+    known = {p for m in parsed.matches if m.name == field_name for p in (m.start, m.end)}
+    if not mine or any(stands_apart(question, m.start, m.end, known) for m in mine):
+        return parsed
+    name = enclosing_name(question, mine[0].start, mine[0].end, known)
+    parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
+    parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
+    parsed.field_matches = {}
+    return parsed
+
+
+def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> ParsedQuestion:
+    """Complete ``parsed`` by the field-matching contract (rag_lab/retrieval/fields.py).
+
+    Runs when the question's one slot is not a key (the subject has no such field) or it
+    names subjects and no field: each subject named (at most ``_MAX_LINKED``) has its own
+    fields searched; one subject with a match is answered, two are ``ambiguous_subject``. A verbatim slot that is a
+    key is recorded as ``verbatim``. A field with no subject, where the place of the
+    subject holds a name the corpus does not know, is marked ``unknown_subject``.
+    """
+    slots_keyed = bool(parsed.slots) and all(source.has_key(s, f) for s, f in parsed.slots)
+    if parsed.slots and (slots_keyed or len(parsed.slots) != 1):
+        for s, f in parsed.slots:
+            if source.has_key(s, f):
+                parsed.field_matches[(s, f)] = field_matching.FieldMatch(f, f, field_matching.Method.VERBATIM, 1.0)
+        return parsed
+    if parsed.problem == "field_without_subject":
+        name = _unknown_subject(question, parsed)
+        if name is not None and "subject" not in source.name_kinds([name]).get(name, set()):
+            parsed.unknown_subject, parsed.problem = name, None
+        return parsed
+    if not (parsed.slots or parsed.problem == "subject_without_field") or len(parsed.subjects) > _MAX_LINKED:
+        return parsed
+    from rag_lab.retrieval.embedding import scorer_for
+
+    scorer, note = scorer_for(source)
+    aliases = [*source.user_aliases(), *field_matching.general_aliases()]
+    decided: list[tuple[str, field_matching.FieldDecision]] = []
+    for subject in parsed.subjects:
+        rest = list(question)
+        for m in parsed.matches:
+            if m.name == subject:
+                rest[m.start : m.end] = ["\ufffc"] * m.length  # pieces never join across the subject
+        own = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
+        named = [m.name for m in parsed.matches if m.name != subject and m.name not in own]
+        asked_at = [(m.start, m.end) for m in parsed.matches if m.name in parsed.fields and m.name not in own]
+        decision = field_matching.match_field(
+            "".join(rest), own, aliases, scorer, scorer_note=note, named=named, asked_at=asked_at
+        )
+        decided.append((subject, decision))
+        parsed.field_steps.append({"subject": subject, "steps": decision.steps})
+    matched = [(s, d.match) for s, d in decided if d.match is not None]
+    unsure = [(s, d.candidates) for s, d in decided if d.candidates]
+    if len(matched) == 1 and not unsure:
+        subject, found = matched[0]
+        key = (subject, found.field)
+        parsed.slots, parsed.fields, parsed.problem, parsed.options = [key], [key[1]], None, []
+        parsed.field_matches[key] = found
+    elif len(matched) + len(unsure) > 1:  # two subjects each with a fitting field: never a guess
+        parsed.slots, parsed.problem = [], "ambiguous_subject"
+        parsed.options = [s for s, _ in matched] + [s for s, _ in unsure]
+    elif unsure:
+        parsed.slots, parsed.problem = [], "ambiguous_field"
+        parsed.options = unsure[0][1][: field_matching.CANDIDATE_LIMIT]
+    return parsed
+
+
+def _unknown_subject(question: str, parsed: ParsedQuestion) -> str | None:
+    """The text where the subject of the first field belongs (``X`` in ``X的郑码``), if any."""
+    first = next((m for m in parsed.matches if m.name in parsed.fields), None)
+    if first is None:
+        return None
+    text = question[: first.start]
+    for mark in CLAUSE_MARKS:
+        text = text.replace(mark, "\n")
+    name = ""
+    for clause in reversed(text.split("\n")):  # the field's clause, else the nearest clause before it
+        before = clause.rstrip(" \u3000\t").removesuffix("的").rstrip(" \u3000\t")
+        name = strip_lead_ins(before).rstrip(" \u3000\t》」』”）)】")
+        if name:
+            break
+    if not name:  # 面积？（苍梧阁） / 时间，枫桥坊的。: the name in the clause right after the field
+        after = question[first.end :]
+        for mark in CLAUSE_MARKS:
+            after = after.replace(mark, "\n")
+        rest = after.split("\n")
+        if len(rest) > 1 and not rest[0].strip():
+            clause = rest[1].strip(" \u3000\t（()）《》「」『』【】").removesuffix("的")
+            name = strip_lead_ins(clause).strip()
+    if any(ch.isalnum() for ch in name):
+        return name
+    return None

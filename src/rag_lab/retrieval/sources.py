@@ -9,11 +9,16 @@ the low-level API never has the top-k hole).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Protocol
 
+from rag_lab import neural
 from rag_lab.data import extract_corpus
 from rag_lab.data.access import NOBODY, PUBLIC, Principal, visible_acls
+from rag_lab.data.aliases import Alias, read_alias_file
+from rag_lab.data.names import fold
+from rag_lab.neural import Vectors
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Modality, Unit
 
 
@@ -25,11 +30,16 @@ class EvidenceSource(Protocol):
     def may_see(self, unit: Unit) -> bool: ...
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]: ...
     def name_length_range(self) -> tuple[int, int]: ...
+    def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]: ...
     def has_key(self, subject: str, field: str) -> bool: ...
     def fields_of(self, subject: str) -> list[str]: ...
     def subjects_with_field(self, field: str, limit: int) -> list[str]: ...
     def units_for_key(self, subject: str, field: str) -> list[Unit]: ...
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]: ...
+    # field matching (rag_lab/retrieval/fields.py)
+    def user_aliases(self) -> list[Alias]: ...
+    def field_vector_model(self) -> str | None: ...
+    def field_vectors(self, names: Sequence[str]) -> dict[str, Vectors]: ...
 
 
 class CorpusSource:
@@ -43,6 +53,9 @@ class CorpusSource:
     ) -> None:
         self._reserved = reserved_fields or DEFAULT_RESERVED_FIELDS
         self._principal = principal
+        self._aliases = read_alias_file(Path(root))[0]
+        self._vectors: dict[str, Vectors] = {}
+        self._folded: dict[str, set[tuple[str, str]]] | None = None
         records = extract_corpus(root)
         self._visible = set(visible_acls({r.acl for r in records}, principal))
         self._acl_of = {r.path: r.acl for r in records if r.error is None}
@@ -81,8 +94,15 @@ class CorpusSource:
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         return {c: set(self._names[c]) for c in set(candidates) if c in self._names}
 
+    def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
+        if self._folded is None:
+            self._folded = {}
+            for name, kinds in self._names.items():
+                self._folded.setdefault(fold(name), set()).update((name, k) for k in kinds)
+        return {c: set(self._folded[c]) for c in set(candidates) if c in self._folded}
+
     def name_length_range(self) -> tuple[int, int]:
-        lengths = [len(n) for n in self._names]
+        lengths = [n for name in self._names for n in {len(name), len(fold(name))}]
         return (min(lengths), max(lengths)) if lengths else (0, 0)
 
     def has_key(self, subject: str, field: str) -> bool:
@@ -102,3 +122,17 @@ class CorpusSource:
 
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
         return [u for u in self._images if all(u.get(k) == v for k, v in attrs.items())]
+
+    def user_aliases(self) -> list[Alias]:
+        return list(self._aliases)
+
+    def field_vector_model(self) -> str | None:
+        return neural.MODEL_NAME if neural.available() else None
+
+    def field_vectors(self, names: Sequence[str]) -> dict[str, Vectors]:
+        """Embedded on first use (no index to read them from), then kept for this source."""
+        missing = sorted(set(names) - set(self._vectors))
+        embedder = neural.load_embedder()
+        if missing and embedder is not None:
+            self._vectors.update(zip(missing, embedder.passages(missing), strict=True))
+        return {n: self._vectors[n] for n in names if n in self._vectors}

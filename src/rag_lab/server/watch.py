@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from watchfiles._rust_notify import RustNotify
 
 from rag_lab.data.access import SIDECAR
+from rag_lab.data.aliases import ALIAS_FILE
 from rag_lab.data.corpus import KINDS
 
 DEBOUNCE_MS = 400
@@ -37,8 +38,8 @@ def classify(root: Path, path: str) -> str | None | bool:
     except ValueError:
         return False
     parts = rel.parts
-    if rel.as_posix() == SIDECAR:
-        return SIDECAR
+    if rel.as_posix() in (SIDECAR, ALIAS_FILE):
+        return rel.as_posix()
     if not parts or parts[0] not in KINDS:
         return False
     full = root / rel

@@ -1,0 +1,394 @@
+"""Which field of the linked subject a question asks: the field-matching contract.
+
+Once a question names one subject, its field is looked for among **that subject's own
+fields only**, in this order; the first step that decides wins, and every step taken is
+recorded (``steps``, shown in the trace's ``parse`` event):
+
+1. ``verbatim`` — a field name occurs in the question as written.
+2. ``normalized`` — it occurs after NFKC and case folding of each code point and with
+   white space removed on both sides (``CPU类型`` = ``cpu类型``, ``导 演`` = ``导演``).
+3. ``partial`` — the field is named in part, split or extended (``导演`` for 总导演,
+   ``特点`` for 品质特点, ``哪个单位申报`` for 申报单位). Score = the share of the field's
+   (normalized) characters covered by pieces of ≥ 2 characters that also occur in the
+   question, taken greedily from the left. A field scores only with ≥ ``PARTIAL_MIN_CHARS``
+   covered characters and a score ≥ ``PARTIAL_MIN``; the best is accepted when it leads
+   the runner-up by ≥ ``PARTIAL_MARGIN``.
+   A partial score below 1 whose pieces all lie inside alias phrases (step 4) meaning
+   other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``).
+4. ``alias`` — a phrase of the alias tables (the general one shipped with rag_lab,
+   ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``)
+   occurs in the question, and the subject has one of the fields it may mean
+   (``多少岁`` → 年龄). A phrase inside a longer phrase found is not counted. When the
+   phrases found mean only fields the subject does not have, no later step guesses.
+5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): the
+   question's remaining words are scored against the subject's field names and against
+   the general table's field names the subject does not have (so a question about
+   another attribute does not land on the nearest field); the best is accepted when it
+   is one of the subject's fields and leads the runner-up by ≥ ``EMBED_MARGIN`` cosine.
+
+A step that finds several fields and cannot separate them by its margin ends the search
+with those fields as ``candidates`` (the question needs clarification); a step that
+finds nothing passes on. A subject with one field is answered when that field matches
+by a step (its runner-up score is 0, or the best decoy for ``embedding``).
+Scores rank candidates; they are never a probability of being right.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from rag_lab.data.aliases import Alias, general_aliases
+from rag_lab.data.names import fold, squash
+from rag_lab.retrieval.ordinary import is_ordinary, ordinary_spans
+
+PARTIAL_MIN_CHARS = 2
+PARTIAL_MIN = 0.5
+PARTIAL_MARGIN = 0.25
+EMBED_MARGIN = 0.03
+CANDIDATE_LIMIT = 20
+
+
+class Method(StrEnum):
+    VERBATIM = "verbatim"
+    NORMALIZED = "normalized"
+    PARTIAL = "partial"
+    ALIAS = "alias"
+    EMBEDDING = "embedding"
+
+
+@dataclass(frozen=True)
+class FieldMatch:
+    """How the field was found: ``asked`` (the question's words), ``field``, ``method``, ``score``."""
+
+    asked: str
+    field: str
+    method: Method
+    score: float
+    runner_up: tuple[str, float] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "asked": self.asked,
+            "field": self.field,
+            "method": str(self.method),
+            "score": round(self.score, 4),
+            "runner_up": None
+            if self.runner_up is None
+            else {"field": self.runner_up[0], "score": round(self.runner_up[1], 4)},
+        }
+
+
+@dataclass
+class FieldDecision:
+    match: FieldMatch | None = None
+    candidates: list[str] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    #: fields the question asks by an alias phrase that the subject does not have
+    absent: list[str] = field(default_factory=list)
+
+
+# -- aliases -----------------------------------------------------------------------------
+
+
+@functools.cache
+def decoy_fields() -> tuple[str, ...]:
+    """Every field name the general table may mean, in first-seen order."""
+    return tuple(dict.fromkeys(f for a in general_aliases() for f in a.fields))
+
+
+# -- the steps ---------------------------------------------------------------------------
+
+
+def _occurrences(name: str, text: str) -> list[tuple[int, int]]:
+    found, start = [], text.find(name)
+    while name and start >= 0:
+        found.append((start, start + len(name)))
+        start = text.find(name, start + 1)
+    return found
+
+
+def _shadowed(start: int, end: int, shadows: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` lies strictly inside a longer name the question names."""
+    return any(a <= start and end <= b and b - a > end - start for a, b in shadows)
+
+
+Spans = Sequence[tuple[int, int]]
+
+
+def _usable(start: int, end: int, shadows: Spans, focus: Spans | None) -> bool:
+    """Not inside a longer named name, and (with ``focus``) overlapping the named field."""
+    if _shadowed(start, end, shadows):
+        return False
+    return focus is None or any(start < b and a < end for a, b in focus)
+
+
+def _squash_origin(text: str) -> list[int]:
+    """For each code point of ``squash(text)``, the index in ``text`` it came from."""
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        origin.extend([i] * len(squash(ch)))
+    return origin
+
+
+def _shadow_spans(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    return [w for n in names for w in _occurrences(n, text)]
+
+
+def _named(
+    fields: Sequence[str],
+    text: str,
+    key: Callable[[str], str],
+    shadows: Spans = (),
+    focus: Spans | None = None,
+) -> list[str]:
+    """Fields whose ``key`` form occurs in ``text`` (already in ``key`` form), not inside a longer one."""
+    spans = ordinary_spans(text)
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for name in fields:
+        form = key(name)
+        where = [
+            (s, e)
+            for s, e in _occurrences(form, text)
+            if not is_ordinary(form, s, e, spans) and _usable(s, e, shadows, focus)
+        ]
+        if where:
+            hits[name] = where
+    kept = [
+        n
+        for n, where in hits.items()
+        if not any(
+            o != n and len(key(o)) > len(key(n)) and all(any(a <= s and e <= b for a, b in hits[o]) for s, e in where)
+            for o in hits
+        )
+    ]
+    return sorted(kept)
+
+
+def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = None) -> tuple[int, str]:
+    """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces).
+
+    A piece counts only where it does not lie strictly inside a longer name of ``shadows``.
+    """
+    covered, pieces, i = 0, [], 0
+    while i < len(name):
+        length = 0
+        for size in range(len(name) - i, 1, -1):
+            if any(_usable(s, e, shadows, focus) for s, e in _occurrences(name[i : i + size], text)):
+                length = size
+                break
+        if length:
+            covered += length
+            pieces.append(name[i : i + length])
+            i += length
+        else:
+            i += 1
+    return covered, "…".join(pieces)
+
+
+def _partial(
+    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None
+) -> list[tuple[float, int, str, str]]:
+    scored = []
+    for name in fields:
+        form = squash(name)
+        if not form:
+            continue
+        covered, pieces = coverage(form, text, shadows)
+        if focus is not None and not coverage(form, text, shadows, focus)[0]:
+            continue  # no piece touches the field the question names
+        score = covered / len(form)
+        if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
+            scored.append((score, covered, name, pieces))
+    return sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))
+
+
+def _alias_hits(
+    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None
+) -> list[Alias]:
+    hits = [
+        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus)]) for a in aliases
+    ]
+    hits = [(a, w) for a, w in hits if w]
+    return [
+        a
+        for a, where in hits
+        if not any(
+            len(squash(o.phrase)) > len(squash(a.phrase))
+            and all(any(s2 <= s and e <= e2 for s2, e2 in w2) for s, e in where)
+            for o, w2 in hits
+        )
+    ]
+
+
+def _inside_phrases(pieces: str, text: str, hits: Sequence[Alias]) -> bool:
+    """Whether every occurrence of every piece lies inside an occurrence of a hit phrase."""
+    spans = [w for a in hits for w in _occurrences(squash(a.phrase), text)]
+    if not spans:
+        return False
+    return all(
+        any(a <= s and e <= b for a, b in spans) for piece in pieces.split("…") for s, e in _occurrences(piece, text)
+    )
+
+
+Scorer = Callable[[str, Sequence[str]], list[float]]
+
+
+def match_field(
+    rest: str,
+    fields: Sequence[str],
+    aliases: Sequence[Alias] = (),
+    scorer: Scorer | None = None,
+    *,
+    scorer_note: str = "",
+    named: Sequence[str] = (),
+    asked_at: Spans = (),
+) -> FieldDecision:
+    """Run the contract (module docstring) on ``rest``: the question without the subject's name.
+
+    ``fields``: the subject's answerable fields. ``aliases``: the owner's table first, then
+    the general one (a phrase the owner defines replaces the general meaning). ``scorer``:
+    ``(text, names) → cosine per name``, or None when the neural branch is not available
+    (``scorer_note`` says why, for the trace). ``named``: other names the question names
+    verbatim (fields of other subjects); a field of this subject lying strictly inside
+    one of them is not named (``时间`` inside ``发布时间`` does not ask 时间). ``asked_at``:
+    where ``rest`` names a field of the corpus the subject does not have; then only a
+    field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页), and no
+    embedding guess is made.
+    """
+    decision = FieldDecision()
+    steps = decision.steps
+    names = sorted(dict.fromkeys(fields))
+    text = squash(rest)
+
+    def decide(found: list[str], method: Method, asked: Callable[[str], str]) -> bool:
+        steps.append({"method": str(method), "found": found[:CANDIDATE_LIMIT]})
+        if len(found) == 1:
+            decision.match = FieldMatch(asked(found[0]), found[0], method, 1.0)
+        elif found:
+            decision.candidates = found
+        return bool(found)
+
+    raw_shadows = _shadow_spans(rest, named)
+    shadows = _shadow_spans(text, [squash(n) for n in named])
+    raw_focus: Spans | None = list(asked_at) if asked_at else None
+    focus: Spans | None = None
+    if raw_focus is not None:
+        origin = _squash_origin(rest)
+        focus = [(i, i + 1) for i, o in enumerate(origin) if any(a <= o < b for a, b in raw_focus)]
+    if decide(_named(names, rest, lambda n: n, raw_shadows, raw_focus), Method.VERBATIM, lambda n: n):
+        return decision
+    if decide(_named(names, text, squash, shadows, focus), Method.NORMALIZED, lambda n: next(
+        (rest[s:e] for s, e in _raw_spans(rest, squash(n))), n
+    )):
+        return decision
+
+    seen: set[str] = set()
+    table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
+    hits = _alias_hits(text, table, shadows, focus)
+    targets = {squash(t) for a in hits for t in a.fields}
+
+    scored = _partial(names, text, shadows, focus)
+    step: dict[str, Any] = {
+        "method": str(Method.PARTIAL),
+        "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
+    }
+    steps.append(step)
+    if scored:
+        best, second = scored[0], (scored[1] if len(scored) > 1 else None)
+        lead = best[0] - (second[0] if second else 0.0)
+        if best[0] < 1.0 and squash(best[2]) not in targets and _inside_phrases(best[3], text, hits):
+            # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
+            step["passed_to_alias"] = "an alias phrase of the question means another field"
+        elif lead >= PARTIAL_MARGIN:
+            runner = None if second is None else (second[2], second[0])
+            decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
+            return decision
+        else:
+            decision.candidates = [s[2] for s in scored if best[0] - s[0] < PARTIAL_MARGIN]
+            return decision
+
+    by_form = {squash(n): n for n in names}
+    meant: dict[str, str] = {}
+    for alias in hits:
+        for target in alias.fields:
+            own = by_form.get(squash(target))
+            if own is not None and own not in meant:
+                meant[own] = alias.phrase
+    steps.append(
+        {
+            "method": str(Method.ALIAS),
+            "phrases": [[a.phrase, list(a.fields)] for a in hits],
+            "found": sorted(meant),
+        }
+    )
+    if len(meant) == 1:
+        (own, phrase), = meant.items()
+        decision.match = FieldMatch(phrase, own, Method.ALIAS, 1.0)
+        return decision
+    if meant:
+        decision.candidates = sorted(meant)
+        return decision
+    if hits:
+        decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
+        return decision
+
+    if scorer is None or focus is not None:
+        why = "the question names a field the subject does not have" if focus is not None else scorer_note
+        steps.append({"method": str(Method.EMBEDDING), "skipped": why or "no model"})
+        return decision
+    decoys = [d for d in decoy_fields() if squash(d) not in by_form]
+    everything = names + decoys
+    if not names or not text:
+        steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
+        return decision
+    ranked = sorted(zip(everything, scorer(rest, everything), strict=True), key=lambda t: (-t[1], t[0]))
+    steps.append(
+        {
+            "method": str(Method.EMBEDDING),
+            "scores": [[n, round(s, 4), "field" if n in by_form.values() else "decoy"] for n, s in ranked[:5]],
+        }
+    )
+    if not ranked:
+        return decision
+    (best_name, best_score), runner = ranked[0], (ranked[1] if len(ranked) > 1 else ("", 0.0))
+    if best_name in names and best_score - runner[1] >= EMBED_MARGIN:
+        decision.match = FieldMatch(rest.strip(), best_name, Method.EMBEDDING, best_score, runner)
+    return decision
+
+
+def _raw_spans(rest: str, form: str) -> list[tuple[int, int]]:
+    """Spans of ``rest`` whose squashed text is ``form`` (for showing what was asked)."""
+    found = []
+    for start in range(len(rest)):
+        if squash(rest[start]) == "" or not form.startswith(squash(rest[start])):
+            continue
+        for end in range(start + 1, len(rest) + 1):
+            piece = squash(rest[start:end])
+            if piece == form:
+                found.append((start, end))
+                break
+            if not form.startswith(piece):
+                break
+    return found
+
+
+__all__ = [
+    "CANDIDATE_LIMIT",
+    "EMBED_MARGIN",
+    "PARTIAL_MARGIN",
+    "PARTIAL_MIN",
+    "PARTIAL_MIN_CHARS",
+    "FieldDecision",
+    "FieldMatch",
+    "Method",
+    "coverage",
+    "decoy_fields",
+    "fold",
+    "general_aliases",
+    "match_field",
+    "squash",
+]

@@ -1,0 +1,137 @@
+"""Ordinary words: question phrasing in which a short subject or field name is just a word.
+
+A corpus may hold one-character subjects (是, 你, 时, 年) and fields named like ordinary
+words (是, 历史, 名字). Inside ``是什么``, ``你知道`` or ``什么时候`` such a name is the
+ordinary word, not a name: a match that is one character long, or is itself one of the
+words below, and lies inside an occurrence of a phrase below is not a name
+(docs/questions.md, "Ordinary words"). The list is general Chinese question phrasing,
+written by us; it is not derived from any corpus.
+
+``LEAD_INS`` are openings that never name a subject (``请问``, ``你知道``); what is left
+in front of a field once they are removed is "the place where the subject belongs".
+"""
+
+from __future__ import annotations
+
+ORDINARY_PHRASES: tuple[str, ...] = tuple(
+    sorted(
+        {
+            "是什么", "是谁", "是哪", "是哪里", "是哪个", "是哪些", "是多少", "是几", "是不是", "是否",
+            "还是", "就是", "但是", "可是", "只是", "也是", "都是", "正是", "于是", "要是", "是的",
+            "什么", "什么时候", "什么地方", "什么样", "为什么", "怎么", "怎么样", "怎样", "多少", "多久",
+            "哪里", "哪儿", "哪个", "哪些", "哪年", "哪天", "哪位", "哪家", "哪所", "哪国", "那个", "这个",
+            "时候", "有时", "时间", "年代", "今年", "去年", "明年", "几年", "哪一年", "多少年",
+            "你知道", "知道", "你们", "你好", "我想", "我们", "请问", "问一下", "想问", "告诉我", "谁知道",
+            "有没有", "有谁", "有人", "有多", "有几", "一下", "一个", "一共", "几个", "一些",
+            "的是", "的话", "吗", "呢", "吧", "啊", "呀", "了吗", "来着",
+            "叫什么", "是多大", "多大", "多高", "多长", "多重", "多远",
+        }
+    )
+)
+
+#: Words that stay ordinary even when a corpus has a subject or field of that name.
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    {
+        "是", "的", "了", "吗", "呢", "吧", "啊", "呀", "你", "我", "他", "她", "它", "谁", "哪", "啥",
+        "什么", "多少", "哪里", "哪个", "知道", "时候", "一下", "请问", "怎么", "为什么", "有", "在",
+        "和", "与", "就", "也", "都", "还", "又", "这", "那", "个", "几", "多",
+    }
+)
+
+LEAD_INS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            "请问", "问一下", "请问一下", "我想问", "我想问一下", "我想知道", "想知道", "你知道", "你们知道",
+            "谁知道", "有谁知道", "有人知道", "告诉我", "请告诉我", "麻烦问一下", "我想请教一下", "请教一下",
+            "你好", "您好", "那个", "呃", "嗯", "哎", "关于", "对于", "有关", "至于",
+            "帮我查查", "帮我查", "帮忙查", "查查", "查一下", "查询", "想问下", "问下", "问问", "想了解", "了解一下",
+            "麻烦", "说说", "介绍一下", "我问", "我想问问",
+            "请回答", "回答", "说出", "你能说出", "了解", "你了解", "能告诉我", "谁能告诉我", "可以告诉我", "你可以告诉我",
+        },
+        key=lambda w: (-len(w), w),
+    )
+)
+
+BRACKETS = "《》〈〉「」『』“”\"'‘’()（）[]【】"
+
+
+def ordinary_spans(question: str) -> list[tuple[int, int]]:
+    """Every ``[start, end)`` where an ordinary phrase occurs in ``question``."""
+    spans = []
+    for phrase in ORDINARY_PHRASES:
+        start = question.find(phrase)
+        while start >= 0:
+            spans.append((start, start + len(phrase)))
+            start = question.find(phrase, start + 1)
+    return sorted(spans)
+
+
+def is_ordinary(name: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the name at ``[start, end)`` is an ordinary word here (see module docstring).
+
+    Only a short name can be one: a one-character name or a function word, lying inside an
+    ordinary phrase that is longer than the name (``是`` inside ``是什么``; ``什么`` inside
+    ``什么时候``), or being a function word standing alone.
+    """
+    if len(name) > 1 and name not in FUNCTION_WORDS:
+        return False
+    inside = any(s <= start and end <= e and e - s > end - start for s, e in spans)
+    return inside or name in FUNCTION_WORDS
+
+
+def strip_lead_ins(text: str) -> str:
+    """``text`` without leading openings (``请问``, ``你知道``), brackets and spaces."""
+    changed = True
+    while changed:
+        changed = False
+        text = text.lstrip(" \u3000\t，,。？?！!：:；;…~～-—" + BRACKETS)
+        for lead in LEAD_INS:
+            if text.startswith(lead):
+                text, changed = text[len(lead) :], True
+                break
+    return text
+
+
+#: One-character words that end a name in front of them or after them.
+BOUNDARY_CHARS = frozenset("的是有在和与及还都也就吗呢吧啊呀了被把从向对给为")
+SHORT_NAME = 2  # names of at most this many code points must stand apart to be a subject
+
+
+def _boundary_at(question: str, position: int, *, before: bool, known: set[int]) -> bool:
+    """Whether a name may end (``before``: begin) at ``position`` of ``question``."""
+    if position in known:
+        return True
+    if (before and position == 0) or (not before and position >= len(question)):
+        return True
+    char = question[position - 1] if before else question[position]
+    if char.isspace() or char in BRACKETS or char in BOUNDARY_CHARS or not char.isalnum():
+        return True
+    if before:
+        return any(question.endswith(w, 0, position) for w in (*ORDINARY_PHRASES, *LEAD_INS))
+    return any(question.startswith(w, position) for w in (*ORDINARY_PHRASES, *LEAD_INS))
+
+
+def stands_apart(question: str, start: int, end: int, known: set[int]) -> bool:
+    """Whether a short subject name at ``[start, end)`` begins a word here.
+
+    ``海棠`` in ``多花秋海棠属于…`` or ``人`` in ``凯尔特人分布在哪里`` is the end of a longer
+    name the corpus does not know, so it is not that subject. Only the left side is
+    checked: what follows a subject is usually the question's verb or field (``属于``,
+    ``字``, ``先生``), which cannot be told from a longer name without segmentation. A name longer than
+    ``SHORT_NAME`` always stands apart. ``known`` holds the start and end positions of
+    other names found in the question (a known name is a boundary).
+    """
+    if end - start > SHORT_NAME:
+        return True
+    return _boundary_at(question, start, before=True, known=known)
+
+
+def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
+    """The run of text ending at ``end`` from the boundary before ``start`` (the unknown name)."""
+    left = start
+    while not _boundary_at(question, left, before=True, known=known - {start}):
+        left -= 1
+    return strip_lead_ins(question[left:end])
+
+
+__all__ = ["BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

@@ -56,6 +56,20 @@ def test_open_citation_gives_context_lines_and_hides_what_the_caller_may_not_see
         open_citation(corpus, evidence_id, context_lines=51)
 
 
+def test_an_opened_prose_citation_says_it_quotes_a_sentence(tmp_path: Path) -> None:
+    from rag_lab.index import build_index
+    from tests.conftest import write_files
+
+    root = write_files(tmp_path / "c", {"documents/hall.md": "# 新馆\n\n新馆共有120个座位。新馆在东区。\n"})
+    build_index(root)
+    result = query_once("新馆共有多少个座位？", root)
+    assert result["status"] == "answered", result["message"]
+    cite = result["citations"][0]
+    view = open_citation(root, cite["evidence_id"])
+    assert (view["support_type"], view["quote"]) == ("verbatim_sentence", "新馆共有120个座位。")
+    assert view["support_type"] == cite["support_type"] and view["verified"]
+
+
 def test_index_status_counts_only_visible_units_and_names_no_hidden_change(corpus: Path) -> None:
     owner, anonymous = index_status(corpus), index_status(corpus, principal=ANONYMOUS)
     assert owner["units"] == anonymous["units"] + 1

@@ -29,7 +29,7 @@ from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.records import Modality, Reason, Result, Status, Unit
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
 from rag_lab.retrieval.query import query_once
-from rag_lab.retrieval.verify import SourceReader, verify_unit
+from rag_lab.retrieval.verify import SourceReader, citation, verify_unit
 
 #: Lines shown on each side of the cited line by :func:`open_citation` (default).
 CONTEXT_LINES = 3
@@ -119,7 +119,7 @@ def _record(unit: Unit, reader: SourceReader, context_lines: int | None) -> dict
         "span": unit.get("span"),
         "line": unit.get("line"),
         "modality": str(unit.get("modality") or Modality.TEXT),
-        "support_type": "remeasured_pixels" if image else "verbatim_line",
+        "support_type": citation(unit)["support_type"],  # verbatim_sentence/_cell for prose units
         "subject": unit.get("subject"),
         "field": unit.get("field"),
         "value": unit.get("value"),

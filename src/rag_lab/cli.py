@@ -383,6 +383,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         index_path=args.index,
         owner=args.owner,
         trust_principals=args.trust_principals,
+        allowed_hosts=args.allow_host,
     )
     return EXIT_OK
 
@@ -538,6 +539,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-principals",
         action="store_true",
         help="accept a principal named in requests (only behind an authenticating front)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="also answer requests whose Host is NAME (any port) or NAME:PORT, e.g. the name a proxy "
+        "in front uses (repeatable; loopback names and --host are always allowed)",
     )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)

@@ -57,8 +57,9 @@ def test_open_citation_gives_context_lines_and_hides_what_the_caller_may_not_see
 
 
 def test_an_opened_prose_citation_says_it_quotes_a_sentence(tmp_path: Path) -> None:
-    from rag_lab.index import build_index
     from tests.conftest import write_files
+
+    from rag_lab.index import build_index
 
     root = write_files(tmp_path / "c", {"documents/hall.md": "# 新馆\n\n新馆共有120个座位。新馆在东区。\n"})
     build_index(root)

@@ -321,6 +321,22 @@ def test_run_answers_only_its_own_host_and_port(corpus: Path, monkeypatch: pytes
             assert_error(client.get("/api/health", headers={"host": host}), 421, "host_not_allowed")
 
 
+def test_serve_allow_host_adds_a_name(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    from rag_lab.cli import main
+
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    argv = ["serve", str(corpus), "--port", "8123", "--allow-host", "rag.internal", "--allow-host", "proxy:443"]
+    assert main(argv) == 0
+    with TestClient(served["app"], base_url="http://127.0.0.1:8123") as client:
+        for host in ("rag.internal", "rag.internal:9", "proxy:443", "127.0.0.1:8123"):
+            assert client.get("/api/health", headers={"host": host}).status_code == 200, host
+        message = assert_error(client.get("/api/health", headers={"host": "proxy:80"}), 421, "host_not_allowed")
+        assert "--allow-host" in message and "rag.internal" in message
+
+
 @pytest.mark.parametrize(
     "origin", ["http://evil.example", "null", "http://127.0.0.1:9999", "https://127.0.0.1"]
 )

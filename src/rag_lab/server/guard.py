@@ -79,7 +79,7 @@ class Guard:
             return ApiError(
                 ErrorType.HOST_NOT_ALLOWED,
                 f"{shown} is not an address this server was started for ({names}); "
-                "ask it by one of those names (run(..., allowed_hosts=...) adds more)",
+                "ask it by one of those names (rag-lab serve --allow-host NAME, or run(..., allowed_hosts=...), adds more)",
             )
         return None
 

@@ -81,6 +81,10 @@ def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
         yield items[start : start + _CHUNK]
 
 
+class _OtherVersion(Exception):
+    """The file is an index of another schema version (its other meta keys may not exist)."""
+
+
 class Index:
     """A read-only view of one index file."""
 
@@ -91,6 +95,8 @@ class Index:
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self.config: dict[str, Any] = json.loads(meta["config"])
+            if self.config.get("schema_version") != SCHEMA_VERSION:
+                raise _OtherVersion
             acls = json.loads(meta["acls"])
             shortest, longest = json.loads(meta["name_lengths"])
             self._name_lengths = (int(shortest), int(longest))
@@ -103,10 +109,12 @@ class Index:
             self._acl_codes = [acls.index(a) for a in self.visible]
             self._acl_span = len(acls)  # postings keys: term * len(acls) + ACL position
             self._acl_filter = f"acl IN ({','.join(map(str, self._acl_codes))})"
-            self._length_of_id: npt.NDArray[np.float64] | None = None
+            self._length_of_id: tuple[npt.NDArray[Any], npt.NDArray[np.float64]] | None = None
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(t for acl, _, t in stats if acl in self.visible)
+        except _OtherVersion:
+            pass  # refused below, with the versions
         except (sqlite3.DatabaseError, KeyError, ValueError) as exc:
             self._db.close()
             raise IndexError_(
@@ -406,9 +414,7 @@ class Index:
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
-        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
-        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
-        parts: dict[int, list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]] = {}
+        parts: dict[int, list[tuple[npt.NDArray[np.int32], bytes | None]]] = {}
         span = self._acl_span
         keys = [int(t) * span + a for t in dict.fromkeys(terms) for a in self._acl_codes]
         for chunk in _chunks(keys):
@@ -416,40 +422,50 @@ class Index:
             for key, df, first, deltas, tfs in self._query(
                 f"SELECT key, df, first, deltas, tfs FROM postings WHERE key IN ({marks}) ORDER BY key", chunk
             ):
-                term = key // span
                 ids = np.empty(df, np.int32)
                 ids[0] = first
                 if df > 1:
                     gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (df - 1)])
                     np.cumsum(gaps, out=ids[1:], dtype=np.int32)
                     ids[1:] += first
-                tf = np.ones(df, np.float64)
-                if tfs is not None:
-                    pairs = np.frombuffer(tfs, "<i4").reshape(-1, 2)
-                    tf[pairs[:, 0]] = pairs[:, 1]
-                parts.setdefault(term, []).append((ids, tf))
+                parts.setdefault(key // span, []).append((ids, tfs))
         if not parts:
             return {}
-        lengths = self._unit_lengths()
+        lengths, by_length = self._unit_lengths()
         found = {}
         for term, blobs in parts.items():
-            ids = blobs[0][0] if len(blobs) == 1 else np.concatenate([i for i, _ in blobs])
-            tf = blobs[0][1] if len(blobs) == 1 else np.concatenate([t for _, t in blobs])
-            dl = lengths[ids]
-            weight = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
-            if len(blobs) > 1:
+            pieces = []
+            for ids, tfs in blobs:
+                dl = lengths[ids]
+                weight = by_length[dl]  # the weight of tf = 1, by unit length
+                if tfs is not None:
+                    at, tf = np.frombuffer(tfs, "<i4").reshape(-1, 2).T
+                    weight[at] = self._weight(tf.astype(np.float64), dl[at].astype(np.float64))
+                pieces.append((ids, weight))
+            ids, weight = pieces[0] if len(pieces) == 1 else (np.concatenate(x) for x in zip(*pieces, strict=True))
+            if len(pieces) > 1:
                 order = np.argsort(ids, kind="stable")
                 ids, weight = ids[order], weight[order]
             found[term] = (int(ids.size), ids, weight)
         return found
 
-    def _unit_lengths(self) -> npt.NDArray[np.float64]:
-        """Every unit's length (terms), indexed by unit id; read once per Index (one byte per
-        unit for typical corpora)."""
+    def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """BM25's tf weight for the caller's statistics (average length over its units)."""
+        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
+        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
+        weight: npt.NDArray[np.float64] = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
+        return weight
+
+    def _unit_lengths(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
+        """Every unit's length (terms) indexed by unit id, and the tf = 1 weight of every length
+        up to the longest; read and computed once per Index (one byte per unit for typical
+        corpora, so a question reads no per-posting lengths)."""
         if self._length_of_id is None:
             parts = []
             for number, blob in self._query("SELECT chunk, lengths FROM unit_lengths ORDER BY chunk"):
                 size = min(LENGTHS_CHUNK, self._all_units + 1 - number * LENGTHS_CHUNK)
                 parts.append(np.frombuffer(blob, _WIDTHS[len(blob) // size]))
-            self._length_of_id = np.concatenate(parts).astype(np.float64) if parts else np.zeros(1)
+            lengths = np.concatenate(parts) if parts else np.zeros(1, np.uint8)
+            every = np.arange(int(lengths.max()) + 1, dtype=np.float64)
+            self._length_of_id = (lengths, self._weight(np.ones(every.size), every))
         return self._length_of_id

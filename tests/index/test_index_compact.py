@@ -14,7 +14,7 @@ from rag_lab.data.access import Principal
 from rag_lab.errors import IndexError_
 from rag_lab.index import Index, build_index, check_freshness, default_index_path
 from rag_lab.index.build import _walk_digest
-from rag_lab.index.freshness import digest_of, fast_walk
+from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
 from rag_lab.index.store import stored_text
 
 MakeCorpus = Callable[..., Path]
@@ -117,7 +117,7 @@ def test_no_walk_digest_when_a_file_changed_while_it_was_read(make_corpus: MakeC
     root = make_corpus({"documents/a.md": "主题：甲\n地点：一楼\n"})
     walked = fast_walk(root)
     assert walked is not None
-    stat = tuple(walked[1][:4])
+    stat = FINGERPRINT.unpack(walked[1][: FINGERPRINT.size])
     assert _walk_digest(root, {"documents/a.md": stat}) == digest_of(*walked)
     assert _walk_digest(root, {"documents/a.md": (stat[0] + 1, *stat[1:])}) == ""  # edited after its read
     assert _walk_digest(root, {}) == ""  # a file added after the walk of the build
@@ -134,3 +134,11 @@ def test_an_index_of_schema_4_is_refused_with_rebuild(indexed_demo: Path) -> Non
     db.close()
     with pytest.raises(IndexError_, match="has schema version 4, this rag_lab reads version 5; rebuild it"):
         Index(path)
+
+
+def test_a_lone_surrogate_matches_nothing(indexed_demo: Path) -> None:
+    """A question may hold a lone surrogate (not UTF-8): no stored text equals it."""
+    with Index(default_index_path(indexed_demo)) as index:
+        assert index.name_kinds(["\ud800", "借阅台"]) == {"借阅台": {"subject"}}
+        assert index.units_for_key("\ud800", "开放时间") == []
+        assert index.warned_lines_naming(["\ud800"], ["\udfff"], 5) == []

@@ -37,7 +37,7 @@ from rag_lab.data.documents import warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
-from rag_lab.index.freshness import digest_of, fast_walk
+from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.limits import MAX_FILE_BYTES
@@ -297,8 +297,8 @@ def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     if walked is None or len(walked[0]) != len(recorded):
         return ""
     paths, stats = walked
-    for i, path in enumerate(paths):
-        if recorded.get(path) != tuple(stats[4 * i : 4 * i + 4]):
+    for path, fingerprint in zip(paths, FINGERPRINT.iter_unpack(stats), strict=True):
+        if recorded.get(path) != fingerprint:
             return ""
     return digest_of(paths, stats)
 
@@ -396,8 +396,10 @@ def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArr
 
 def compact_text(text: str) -> str | bytes:
     """``text`` as stored: UTF-8 TEXT, or a UTF-16-LE BLOB when that is shorter (most Chinese)."""
-    wide = text.encode("utf-16-le")
-    return wide if len(wide) < len(text.encode("utf-8")) else text
+    if text.isascii():
+        return text
+    # 2 bytes per character in UTF-16 (4 for the rare astral ones: then at worst not the shorter)
+    return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
 
 
 def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from array import array
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,7 +65,9 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
     differs has its full snapshot row read and its bytes re-hashed.
     """
     base = Path(root)
-    expected = index.walk_digest()
+    # an index without a walk digest (another store, or a corpus changed while it was read)
+    # takes the comparison below
+    expected = getattr(index, "walk_digest", lambda: "")()
     if expected:
         walked = fast_walk(base)
         if walked is not None and digest_of(*walked) == expected:
@@ -120,13 +122,17 @@ def hide_invisible(base: Path, index: Index, changes: Changes) -> None:
     changes.deleted = [p for p in changes.deleted if seen_by_caller(p)]
 
 
-def fast_walk(base: Path) -> tuple[list[str], array[int]] | None:
-    """Every corpus path (the files ``walk_stats`` finds, in its unsorted order) and a flat
-    array of their (size, mtime_ns, ctime_ns, inode); None at the first symlink or file that
-    cannot be stat'ed (the careful path handles those)."""
+FINGERPRINT = struct.Struct("<QqqQ")  # inodes may use all 64 bits; times may be negative
+"""A file's (size, mtime_ns, ctime_ns, inode) in the walk digest."""
+
+
+def fast_walk(base: Path) -> tuple[list[str], bytes] | None:
+    """Every corpus path (the files ``walk_stats`` finds, in its unsorted order) and their
+    (size, mtime_ns, ctime_ns, inode) packed as 64-bit little-endian integers (``FINGERPRINT``); None at
+    the first symlink or file that cannot be stat'ed (the careful path handles those)."""
     paths: list[str] = []
-    stats: array[int] = array("q")
-    add_path, add_stats = paths.append, stats.extend
+    stats = bytearray()
+    add_path, pack = paths.append, FINGERPRINT.pack
     for top, suffix in KINDS.items():
         stack = [(os.path.join(base, top), top + "/")]
         while stack:
@@ -148,7 +154,7 @@ def fast_walk(base: Path) -> tuple[list[str], array[int]] | None:
                         except OSError:
                             return None
                         add_path(prefix + name)
-                        add_stats((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                        stats += pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     for name in (SIDECAR, ALIAS_FILE):
         try:
             st = os.stat(os.path.join(base, name), follow_symlinks=False)
@@ -159,13 +165,13 @@ def fast_walk(base: Path) -> tuple[list[str], array[int]] | None:
         if not os.path.isfile(os.path.join(base, name)) or os.path.islink(os.path.join(base, name)):
             return None
         add_path(name)
-        add_stats((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return paths, stats
+        stats += pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return paths, bytes(stats)
 
 
-def digest_of(paths: list[str], stats: array[int]) -> str:
+def digest_of(paths: list[str], stats: bytes) -> str:
     """SHA-256 over the paths in order and their fingerprints (``fast_walk``'s result)."""
     digest = hashlib.sha256("\0".join(paths).encode("utf-8", "surrogateescape"))
     digest.update(b"\1" + len(paths).to_bytes(8, "little"))
-    digest.update(stats.tobytes())
+    digest.update(stats)
     return digest.hexdigest()

@@ -76,6 +76,14 @@ def _eid(evidence_id: object) -> bytes | None:
     return raw if "ev_" + raw.hex() == evidence_id else None  # lower-case hex only, as built
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
@@ -168,7 +176,11 @@ class Index:
             sql = sql.replace("{labels}", f"acl IN ({','.join('?' * len(self.visible))})")
             params = [*params[:before], *self.visible, *params[before:]]
         try:
-            return self._db.execute(sql, params).fetchall()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except UnicodeEncodeError:  # a lone surrogate (from a question) equals no stored text
+                params = [None if isinstance(p, str) and not _encodable(p) else p for p in params]
+                return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise IndexError_(
                 f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"

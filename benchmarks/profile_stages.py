@@ -171,9 +171,9 @@ def import_seconds() -> dict[str, float]:
 # -- bytes in the SQLite file --------------------------------------------------------------------
 
 TEXT_COLUMNS = {
-    "units": ["evidence_id", "source", "sha256", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "extra", "acl"],
+    "units": ["evidence_id", "eid", "source", "sha256", "text", "subject", "field", "value", "modality", "valid_from", "valid_to", "extra", "acl"],
     "files": ["path", "kind", "sha256", "error", "acl"],
-    "postings": ["ids", "tfs", "lens", "acl"],
+    "postings": ["ids", "deltas", "tfs", "lens", "acl"],
 }
 
 
@@ -197,7 +197,9 @@ def db_bytes(path: Path) -> dict[str, Any]:
             for name, pages, size, payload, unused in rows
         ]
         columns: dict[str, dict[str, int]] = {}
-        for table, cols in TEXT_COLUMNS.items():
+        for table, wanted in TEXT_COLUMNS.items():
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            cols = [c for c in wanted if c in present]  # schema 4 or 5
             sums = ", ".join(f"sum(length(CAST({c} AS BLOB)))" for c in cols)
             values = db.execute(f"SELECT {sums} FROM {table}").fetchone()
             columns[table] = {c: int(v or 0) for c, v in zip(cols, values, strict=True)}

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from rag_lab.data.corpus import sha256_hex
 from rag_lab.index import Index, build_index, default_index_path
+from rag_lab.index.store import stored_text
 
 DOCS = 300
 Triple = tuple[str, str, str]
@@ -167,9 +168,16 @@ def read_content(path: Path) -> tuple[frozenset[Triple], dict[str, str], int]:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        triples = frozenset(db.execute("SELECT subject, field, value FROM units").fetchall())
+        rows = db.execute(  # schema 5: names by id, the value an offset into the text
+            "SELECT s.name, f.name, u.text, u.value_at, u.value FROM units u "
+            "LEFT JOIN strings s ON s.id = u.subject LEFT JOIN strings f ON f.id = u.field"
+        ).fetchall()
     finally:
         db.close()
+    triples = frozenset(
+        (subject, field, stored_text(text)[at:] if value is None else value)
+        for subject, field, text, at, value in rows
+    )
     return triples, snapshot, count
 
 

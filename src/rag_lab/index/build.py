@@ -37,7 +37,8 @@ from rag_lab.data.documents import warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
-from rag_lab.index.schema import DDL, INDEXES, SCHEMA_VERSION
+from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
+from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
@@ -60,11 +61,6 @@ POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 TERMS_SLICE = 20_000  # unit texts turned into term codes at a time
 WARNINGS_KEPT = 1000  # warnings listed in a build summary (all are counted, and all stored in the index)
-# the units table's columns after id, in order: a unit row as extract_batch makes it
-_STAGED_COLUMNS = [
-    "evidence_id", "source", "sha256", "span_start", "span_end", "line", "text", "subject",
-    "field", "value", "modality", "valid_from", "valid_to", "extra", "acl",
-]
 
 
 @dataclass
@@ -196,6 +192,7 @@ def build_index(
                     summary,
                     aliases=read_alias_file(base)[0],  # invalid: [] here, its error in the files table
                     embedder=embedder if vectors else None,
+                    root=base,
                 )
             finally:
                 batches.close()
@@ -229,6 +226,7 @@ def _write(
     *,
     aliases: Sequence[Alias] = (),
     embedder: Embedder | None = None,
+    root: Path,
 ) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
@@ -236,10 +234,16 @@ def _write(
         db.execute("PRAGMA synchronous = OFF")
         db.executescript(DDL)
         db.execute("BEGIN")
-        units = _Units(db)
+        units = _Units()
         acls: set[str] = set()
-        for batch in batches:  # in sorted path order
-            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch.files)
+        recorded: dict[str, tuple[Any, ...]] = {}  # path → fingerprint as read (the walk digest's check)
+        for batch in batches:  # in sorted path order: file ids 1.. as extract_batches numbered them
+            db.executemany(
+                "INSERT INTO files (path, kind, size, sha256, mtime_ns, ctime_ns, inode, error, acl) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                batch.files,
+            )
+            recorded.update((f[0], (f[2], f[4], f[5], f[6])) for f in batch.files)
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
             db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
             summary.files += len(batch.files)
@@ -253,7 +257,7 @@ def _write(
             acls.update(row[-1] for row in batch.files)
             units.add(batch)
         acls.update(units.acl_names)
-        count = _write_units(db, units)
+        count = _write_units(db, units, sorted(acls))
         if embedder is not None:
             from rag_lab.index.vectors import add_vectors
 
@@ -272,6 +276,9 @@ def _write(
             "field_vectors": json.dumps(
                 None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
             ),
+            # the fast freshness check (index/freshness.py): the digest of the corpus walk as
+            # the files were read, or "" when the corpus changed while it was read
+            "walk_digest": _walk_digest(root, recorded),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -281,6 +288,19 @@ def _write(
         summary.units = count
     finally:
         db.close()
+
+
+def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
+    """The digest of a fresh walk of ``root`` when every file's stat equals its fingerprint as
+    read (and no file came or went); "" otherwise (the fast freshness check then never applies)."""
+    walked = fast_walk(root)
+    if walked is None or len(walked[0]) != len(recorded):
+        return ""
+    paths, stats = walked
+    for path, fingerprint in zip(paths, FINGERPRINT.iter_unpack(stats), strict=True):
+        if recorded.get(path) != fingerprint:
+            return ""
+    return digest_of(paths, stats)
 
 
 def _name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
@@ -314,13 +334,18 @@ class Batch:
 
 
 def extract_batch(
-    root: Path, items: list[CorpusFile], rules: AccessRules, max_file_bytes: int = MAX_FILE_BYTES
+    root: Path,
+    items: list[CorpusFile],
+    rules: AccessRules,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    first_file: int = 1,
 ) -> Batch:
-    """Read, hash and parse ``items`` (see :class:`Batch`)."""
+    """Read, hash and parse ``items`` (see :class:`Batch`); ``first_file``: the files-table id
+    of ``items[0]`` (ids are 1.. in path order, one per corpus file)."""
     batch = Batch()
     texts: list[str] = []
     names = batch.names
-    for item in items:
+    for number, item in enumerate(items, first_file):
         rec = read_record(root, item, rules, max_file_bytes)
         if rec.error is None and not rec.units and rec.kind != "access":
             batch.without_units += 1
@@ -330,7 +355,7 @@ def extract_batch(
                 rec.path,
                 rec.kind,
                 fp and fp.size,
-                rec.sha256,
+                None if rec.sha256 is None else bytes.fromhex(rec.sha256),
                 fp and fp.mtime_ns,
                 fp and fp.ctime_ns,
                 fp and fp.inode,
@@ -341,17 +366,17 @@ def extract_batch(
         if rec.error is not None:
             batch.errors.append({"path": rec.path, "error": rec.error})
         batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
-        for number, text in sorted(rec.warning_lines.items()):
+        for line_number, text in sorted(rec.warning_lines.items()):
             about = warned_name(text)
             if about is not None:
-                batch.warning_lines.append((rec.path, number, text, *about))
+                batch.warning_lines.append((rec.path, line_number, text, *about))
         pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
         while pending:
             unit = pending.pop()
             acl = unit.get("acl", PUBLIC)
             if unit["modality"] == "image":
                 batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
-            batch.units.append(_unit_row(unit, acl))
+            batch.units.append(_unit_row(unit, number, acl))
             texts.append(search_text(unit))
             for kind in ("subject", "field"):
                 if unit[kind] is not None:
@@ -369,24 +394,42 @@ def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArr
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 
-def _unit_row(unit: Unit, acl: str) -> tuple[Any, ...]:
+def compact_text(text: str) -> str | bytes:
+    """``text`` as stored: UTF-8 TEXT, or a UTF-16-LE BLOB when that is shorter (most Chinese)."""
+    if text.isascii():
+        return text
+    # 2 bytes per character in UTF-16 (4 for the rare astral ones: then at worst not the shorter)
+    return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
+
+
+def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
+    """A unit as the parent stages it: the units table's columns after ``id`` (schema.py), with
+    subject, field and ACL still as strings (the parent turns them into ids)."""
     extra = None
     if not unit.keys() <= _UNIT_COLUMNS:
         rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
-        extra = json.dumps(rest, ensure_ascii=False, sort_keys=True)
+        extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
     span = unit["span"] or (None, None)
+    text, value = unit["text"], unit["value"]
+    value_at = len(text) - len(value)
+    own_value = None
+    if value_at < 0 or not text.endswith(value):  # not a suffix of the text: stored as is
+        value_at, own_value = 0, value
+    evidence = unit["evidence_id"]
+    if len(evidence) != 27 or not evidence.startswith("ev_"):
+        raise IndexError_(f"unit of {unit['source']!r} has a malformed evidence id {evidence!r}")
     return (
-        unit["evidence_id"],
-        unit["source"],
-        unit["sha256"],
+        bytes.fromhex(evidence[3:]),
+        file_id,
         span[0],
         span[1],
         unit["line"],
-        unit["text"],
+        compact_text(text),
         unit["subject"],
         unit["field"],
-        unit["value"],
-        unit["modality"],
+        value_at,
+        own_value,
+        1 if unit["modality"] == "image" else 0,
         unit.get("valid_from"),
         unit.get("valid_to"),
         extra,
@@ -415,12 +458,14 @@ def extract_batches(
     close_in_workers: Iterable[int] = (),
     max_file_bytes: int = MAX_FILE_BYTES,
 ) -> _Batches:
-    chunks = [items[i : i + BATCH_FILES] for i in range(0, len(items), BATCH_FILES)]
+    chunks = [(i + 1, items[i : i + BATCH_FILES]) for i in range(0, len(items), BATCH_FILES)]
     workers = _worker_count(len(items))
     if workers < 2:
-        return _Batches(extract_batch(root, chunk, rules, max_file_bytes) for chunk in chunks)
+        return _Batches(extract_batch(root, chunk, rules, max_file_bytes, first) for first, chunk in chunks)
     pool = _ForkPool(
-        workers, lambda chunk: extract_batch(root, chunk, rules, max_file_bytes), list(close_in_workers)
+        workers,
+        lambda job: extract_batch(root, job[1], rules, max_file_bytes, job[0]),
+        list(close_in_workers),
     )
     return _Batches(pool.start(chunks), pool.close)
 
@@ -534,28 +579,21 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the wor
 
 
 class _Units:
-    """Every unit of the corpus, gathered batch by batch: the rows go to a temporary table
-    as they arrive; evidence ids, ACLs, term codes and images stay here."""
+    """Every unit of the corpus, gathered batch by batch: rows (schema.py's units columns after
+    ``id``, subject/field/ACL still strings), term codes, images and name counts."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-        db.execute(f"CREATE TEMP TABLE staging ({', '.join(_STAGED_COLUMNS)})")
-        self.ids: list[str] = []
-        self.acls: list[str] = []
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
         self.codes: list[npt.NDArray[np.int64] | None] = []
         self.terms: list[npt.NDArray[np.int64]] = []
         self.images: list[tuple[int, Any, Any, Any, str]] = []
         self.names: dict[tuple[str, str, str], int] = {}
-        self.acl_names: list[str] = []
+        self.acl_names: set[str] = set()
         self.code_span = 1  # every term code is below this
 
     def add(self, batch: Batch) -> None:
-        offset = len(self.ids)
-        self._db.executemany(
-            f"INSERT INTO temp.staging VALUES ({', '.join('?' * len(_STAGED_COLUMNS))})", batch.units
-        )
-        self.ids.extend(row[0] for row in batch.units)
-        self.acls.extend(row[-1] for row in batch.units)
+        offset = len(self.rows)
+        self.rows.extend(batch.units)
         self.codes.append(batch.codes)
         self.terms.append(batch.terms)
         if batch.codes.size:
@@ -563,49 +601,89 @@ class _Units:
         self.images.extend((offset + i, c, s, sh, batch.units[i][-1]) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
-        self.acl_names = sorted(set(self.acl_names) | {row[-1] for row in batch.units})
+        self.acl_names.update(row[-1] for row in batch.units)
 
 
-def _write_units(db: sqlite3.Connection, units: _Units) -> int:
+def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
+    """Positions of ``rows`` in evidence_id order (the ids' hex digits order like their bytes)."""
+    digests = np.frombuffer(b"".join(row[0] for row in rows), dtype=np.uint8).reshape(len(rows), 12)
+    high = digests[:, :8].copy().view(">u8").ravel()
+    low = digests[:, 8:].copy().view(">u4").ravel()
+    return np.lexsort((low, high))
+
+
+def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     """Insert units with ids 1.. in evidence_id order, names, images and postings; returns the unit count.
 
-    The postings' sort runs in a second thread while SQLite copies the staged rows in
-    evidence_id order (both run without the GIL).
+    ``acls``: every ACL label, sorted (a unit's ``acl`` column is its position here). The
+    postings' sort runs in a second thread while SQLite inserts the units (both release the GIL).
     """
-    count = len(units.ids)
-    order = sorted(range(count), key=units.ids.__getitem__)
+    count = len(units.rows)
+    code_of = {name: i for i, name in enumerate(acls)}
+    strings = sorted({name for name, _kind, _acl in units.names})
+    string_id = {name: i for i, name in enumerate(strings, 1)}
     rowids = np.empty(count, dtype=np.int64)
+    order = _evidence_order(units.rows) if count else np.zeros(0, np.intp)
     rowids[order] = np.arange(1, count + 1, dtype=np.int64)
-    del order
-    units.ids = []
-    position = {name: i for i, name in enumerate(units.acl_names)}
-    group = np.fromiter((position[acl] for acl in units.acls), dtype=np.int64, count=count)
-    units.acls = []
+    group = np.fromiter((code_of[row[-1]] for row in units.rows), dtype=np.int64, count=count)
+    db.executemany("INSERT INTO strings VALUES (?, ?)", enumerate(strings, 1))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        sorted_postings = pool.submit(_sorted_postings, units, rowids, group)
-        # the same ids as numbered above: evidence ids are ASCII, so SQLite's order is Python's
-        db.execute("INSERT INTO units SELECT row_number() OVER (ORDER BY evidence_id), * FROM temp.staging")
-        db.execute("DROP TABLE temp.staging")
+        sorted_postings = pool.submit(_sorted_postings, units, rowids, group, len(acls))
+        rows, units.rows = units.rows, []
         db.executemany(
-            "INSERT INTO names VALUES (?, ?, ?, ?)", [(*k, c) for k, c in sorted(units.names.items())]
+            "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _ordered_rows(rows, order.tolist(), string_id, code_of),
+        )
+        del rows
+        kinds = {"subject": 0, "field": 1}
+        db.executemany(
+            "INSERT INTO names VALUES (?, ?, ?, ?)",
+            sorted((string_id[n], kinds[k], code_of[a], c) for (n, k, a), c in units.names.items()),
         )
         db.executemany(  # only names that folding changes (data/names.py)
-            "INSERT INTO folded_names VALUES (?, ?, ?, ?)",
-            sorted((fold(n), n, kind, acl) for n, kind, acl in units.names if fold(n) != n),
+            "INSERT INTO folded_names VALUES (?, ?)",
+            sorted((fold(n), i) for n, i in string_id.items() if fold(n) != n),
         )
         db.executemany(
             "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-            sorted((int(rowids[i]), c, s, sh, acl) for i, c, s, sh, acl in units.images),
+            sorted((int(rowids[i]), c, s, sh, code_of[acl]) for i, c, s, sh, acl in units.images),
         )
         postings = sorted_postings.result()
     if postings is not None:
-        db.executemany("INSERT INTO acl_stats VALUES (?, ?, ?)", postings.stats)
+        db.executemany(
+            "INSERT INTO acl_stats VALUES (?, ?, ?)", [(acls[g], n, t) for g, n, t in postings.stats if n]
+        )
+        db.executemany("INSERT INTO unit_lengths VALUES (?, ?)", _length_rows(postings.doc_len))
         for group_of, code, owner in postings.slices():
             db.executemany(
-                "INSERT INTO postings VALUES (?, ?, ?, ?, ?, ?)",
-                _postings_rows(units.acl_names, group_of, code, owner, postings.doc_len),
+                "INSERT INTO postings VALUES (?, ?, ?, ?, ?)", _postings_rows(group_of, code, owner, len(acls))
             )
     return count
+
+
+def _ordered_rows(
+    rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int]
+) -> Iterator[tuple[Any, ...]]:
+    for uid, i in enumerate(order, 1):
+        r = rows[i]
+        subject, field_name = r[6], r[7]
+        yield (
+            uid, r[0], r[1], r[2], r[3], r[4], r[5],
+            None if subject is None else string_id[subject],
+            None if field_name is None else string_id[field_name],
+            r[8], r[9], r[10], r[11], r[12], r[13], code_of[r[14]],
+        )  # fmt: skip
+
+
+def _length_rows(doc_len: npt.NDArray[np.int32]) -> Iterator[tuple[int, bytes]]:
+    """unit_lengths rows: LENGTHS_CHUNK unit ids each (id 0, never used, has length 0)."""
+    for chunk, start in enumerate(range(0, doc_len.size, LENGTHS_CHUNK)):
+        part = doc_len[start : start + LENGTHS_CHUNK]
+        yield chunk, part.astype(_narrowest(int(part.max()))).tobytes()
+
+
+def _narrowest(largest: int) -> str:
+    return "<u1" if largest < 1 << 8 else "<u2" if largest < 1 << 16 else "<u4"
 
 
 @dataclass
@@ -613,7 +691,7 @@ class _SortedPostings:
     """Every term occurrence as one sorted int64 key ``(acl * span + term) * width + unit id``
     (or, when such keys would not fit in 63 bits, three arrays sorted by ``lexsort``)."""
 
-    stats: list[tuple[str, int, int]]  # acl_stats rows
+    stats: list[tuple[int, int, int]]  # (ACL position, units, total length) per label
     doc_len: npt.NDArray[np.int32]  # terms per unit id
     keys: npt.NDArray[np.int64]
     width: int
@@ -631,7 +709,7 @@ class _SortedPostings:
 
 
 def _sorted_postings(
-    units: _Units, rowids: npt.NDArray[np.int64], group: npt.NDArray[np.int64]
+    units: _Units, rowids: npt.NDArray[np.int64], group: npt.NDArray[np.int64], n_groups: int
 ) -> _SortedPostings | None:
     """The occurrences of every term, sorted by (ACL, term, unit id); None without units.
 
@@ -641,15 +719,12 @@ def _sorted_postings(
     n = rowids.size
     if n == 0:
         return None
-    acl_names = units.acl_names
     terms = np.concatenate(units.terms)
-    stats = [
-        (name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(acl_names)
-    ]
+    stats = [(i, int((group == i).sum()), int(terms[group == i].sum())) for i in range(n_groups)]
     doc_len = np.zeros(n + 1, dtype=np.int32)
     doc_len[rowids] = terms
     width, span = n + 1, units.code_span
-    if len(acl_names) * span * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
+    if n_groups * span * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
         codes = np.concatenate([c for c in units.codes if c is not None])
         owner, groups = np.repeat(rowids, terms), np.repeat(group, terms)
         order = np.lexsort((owner, codes, groups))
@@ -689,29 +764,26 @@ def _whole_term_slices(keys: npt.NDArray[np.int64], width: int) -> Iterator[npt.
 
 
 def _postings_rows(
-    acl_names: list[str],
-    group: npt.NDArray[np.int64],
-    code: npt.NDArray[np.int64],
-    owner: npt.NDArray[np.int64],
-    doc_len: npt.NDArray[np.int32],
+    group: npt.NDArray[np.int64], code: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], acl_span: int
 ) -> Iterator[tuple[Any, ...]]:
-    """Postings rows of occurrences sorted by (ACL, term, unit id), holding whole terms:
-    unit ids ascending, raw tf and unit length (int32 each)."""
+    """Postings rows (schema.py) of occurrences sorted by (ACL, term, unit id), holding whole
+    terms: the first id, the other ids as deltas of the narrowest width, tfs other than 1."""
     new_term = np.ones(code.size, dtype=bool)
     new_term[1:] = (group[1:] != group[:-1]) | (code[1:] != code[:-1])
     new_pair = new_term.copy()
     new_pair[1:] |= owner[1:] != owner[:-1]
     starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, code.size)).astype(np.int32)
+    tf = np.diff(np.append(starts, code.size))
     p_group, p_code, p_owner = group[starts], code[starts], owner[starts]
     bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
-    ids32, lens = p_owner.astype(np.int32), doc_len[p_owner]
+    gaps = np.diff(p_owner)  # across a term boundary: negative or meaningless, never used
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        yield (
-            int(p_code[a]),
-            acl_names[int(p_group[a])],
-            b - a,
-            ids32[a:b].tobytes(),
-            tf[a:b].tobytes(),
-            lens[a:b].tobytes(),
-        )
+        deltas = gaps[a : b - 1]
+        width = _narrowest(int(deltas.max())) if deltas.size else "<u1"
+        term_tf = tf[a:b]
+        others = np.flatnonzero(term_tf != 1)
+        tfs = None
+        if others.size:
+            tfs = np.column_stack((others, term_tf[others])).astype("<i4").tobytes()
+        key = int(p_code[a]) * acl_span + int(p_group[a])
+        yield (key, b - a, int(p_owner[a]), deltas.astype(width).tobytes(), tfs)

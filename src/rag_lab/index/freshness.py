@@ -6,17 +6,26 @@ unchanged. Any difference — including a same-size edit whose mtime was restore
 which still moves ctime — makes us re-hash the file; it is *modified* only if the
 SHA-256 differs (a bare ``touch`` is not a change). Files in the snapshot but not on
 disk are *deleted*; files on disk but not in the snapshot are *added*.
+
+The fast path: the build stores the SHA-256 of its own walk (every path in walk order and its
+fingerprint as read, ``meta.walk_digest``). A question's walk computes the same digest; when it
+is equal, every file has the fingerprint of the snapshot, so nothing changed, and no
+fingerprint is loaded or compared one by one. Any difference (or a symlink, a file that
+cannot be stat'ed, a directory listed in another order) takes the comparison above.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_lab.data import read_record
 from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
-from rag_lab.data.corpus import sha256_of_file, walk_one, walk_stats
+from rag_lab.data.aliases import ALIAS_FILE
+from rag_lab.data.corpus import KINDS, sha256_of_file, walk_one, walk_stats
 from rag_lab.index.store import Index
 
 
@@ -56,6 +65,13 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
     differs has its full snapshot row read and its bytes re-hashed.
     """
     base = Path(root)
+    # an index without a walk digest (another store, or a corpus changed while it was read)
+    # takes the comparison below
+    expected = getattr(index, "walk_digest", lambda: "")()
+    if expected:
+        walked = fast_walk(base)
+        if walked is not None and digest_of(*walked) == expected:
+            return Changes()
     fingerprints = index.fingerprints()
     changes = Changes()
     on_disk = walk_stats(base, sort=False)
@@ -104,3 +120,58 @@ def hide_invisible(base: Path, index: Index, changes: Changes) -> None:
     changes.added = [p for p in changes.added if seen_by_caller(p)]
     changes.modified = [p for p in changes.modified if seen_by_caller(p)]
     changes.deleted = [p for p in changes.deleted if seen_by_caller(p)]
+
+
+FINGERPRINT = struct.Struct("<QqqQ")  # inodes may use all 64 bits; times may be negative
+"""A file's (size, mtime_ns, ctime_ns, inode) in the walk digest."""
+
+
+def fast_walk(base: Path) -> tuple[list[str], bytes] | None:
+    """Every corpus path (the files ``walk_stats`` finds, in its unsorted order) and their
+    (size, mtime_ns, ctime_ns, inode) packed as 64-bit little-endian integers (``FINGERPRINT``); None at
+    the first symlink or file that cannot be stat'ed (the careful path handles those)."""
+    paths: list[str] = []
+    stats = bytearray()
+    add_path, pack = paths.append, FINGERPRINT.pack
+    for top, suffix in KINDS.items():
+        stack = [(os.path.join(base, top), top + "/")]
+        while stack:
+            folder, prefix = stack.pop()
+            try:
+                listing = os.scandir(folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            with listing:
+                for entry in listing:
+                    name = entry.name
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, prefix + name + "/"))
+                    elif entry.is_symlink():
+                        return None
+                    elif name.endswith(suffix):
+                        try:
+                            st = entry.stat()
+                        except OSError:
+                            return None
+                        add_path(prefix + name)
+                        stats += pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    for name in (SIDECAR, ALIAS_FILE):
+        try:
+            st = os.stat(os.path.join(base, name), follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        if not os.path.isfile(os.path.join(base, name)) or os.path.islink(os.path.join(base, name)):
+            return None
+        add_path(name)
+        stats += pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return paths, bytes(stats)
+
+
+def digest_of(paths: list[str], stats: bytes) -> str:
+    """SHA-256 over the paths in order and their fingerprints (``fast_walk``'s result)."""
+    digest = hashlib.sha256("\0".join(paths).encode("utf-8", "surrogateescape"))
+    digest.update(b"\1" + len(paths).to_bytes(8, "little"))
+    digest.update(stats)
+    return digest.hexdigest()

@@ -1,38 +1,60 @@
-"""The SQLite schema of an index file (one file, no server). Bump SCHEMA_VERSION on change."""
+"""The SQLite schema of an index file (one file, no server). Bump SCHEMA_VERSION on change.
+
+Version 5 is the compact layout (docs/index-format.md): nothing a unit row can get from its
+file row or its own text is stored again. A unit refers to its file (path, SHA-256, ACL
+label) by integer id, to its subject and field by ids into ``strings`` (ids in code-point
+order of the names, so ordering by id is ordering by name), keeps its value as an offset
+into its text, and its evidence id as the 12 raw bytes of the digest. Texts are stored as
+UTF-8 TEXT or, when shorter (most Chinese text), as a UTF-16-LE BLOB. Postings are delta-coded
+ids of the narrowest width that fits, term frequencies only where they are not 1, and the
+unit lengths once per unit (``unit_lengths``).
+"""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+-- the snapshot; id 1.. in path order; sha256 as 32 raw bytes
 CREATE TABLE files (
-    path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, sha256 TEXT,
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, size INTEGER, sha256 BLOB,
     mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT, acl TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
 -- the text of each warned line and the field name it probably meant, or (subject_line = 1)
 -- the subject a broken 主题 line meant to name: notes on refusals (retrieval/notes.py)
 CREATE TABLE warning_lines (path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, name TEXT NOT NULL,
                             subject_line INTEGER NOT NULL);
+-- subject and field names, id 1.. in code-point order
+CREATE TABLE strings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+-- id 1.. in evidence_id order: ties by id == ties by evidence_id, and a unit is found by its
+-- evidence id by binary search over ids (no index needed). eid: the evidence id's 12 digest bytes; text: TEXT (UTF-8) or BLOB (UTF-16-LE); value = text[value_at:] unless
+-- value is set; modality 0 text, 1 image; acl: position in meta "acls"; extra: JSON (same
+-- TEXT/BLOB rule) of the keys beyond the columns (kind, title, headings, image features, …)
 CREATE TABLE units (
-    id INTEGER PRIMARY KEY,            -- 1.. in evidence_id order: ties by id == ties by evidence_id
-    evidence_id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, sha256 TEXT NOT NULL,
-    span_start INTEGER, span_end INTEGER, line INTEGER, text TEXT NOT NULL,
-    subject TEXT, field TEXT, value TEXT NOT NULL, modality TEXT NOT NULL,
-    valid_from TEXT, valid_to TEXT, extra TEXT, acl TEXT NOT NULL
+    id INTEGER PRIMARY KEY, eid BLOB NOT NULL, file INTEGER NOT NULL,
+    span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
+    subject INTEGER, field INTEGER, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    valid_from TEXT, valid_to TEXT, extra, acl INTEGER NOT NULL
 );
-CREATE TABLE names (name TEXT NOT NULL, kind TEXT NOT NULL, acl TEXT NOT NULL, units INTEGER NOT NULL,
+-- names per kind (0 subject, 1 field) and ACL, with their unit counts
+CREATE TABLE names (name INTEGER NOT NULL, kind INTEGER NOT NULL, acl INTEGER NOT NULL, units INTEGER NOT NULL,
                     PRIMARY KEY (name, kind, acl)) WITHOUT ROWID;
-CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT, acl TEXT NOT NULL);
--- BM25 postings per (term, ACL): unit ids, term frequencies and unit lengths (int32 each),
--- so a caller's scores use statistics of the units it may see, and nothing else.
-CREATE TABLE postings (term INTEGER NOT NULL, acl TEXT NOT NULL, df INTEGER NOT NULL,
-                       ids BLOB NOT NULL, tfs BLOB NOT NULL, lens BLOB NOT NULL,
-                       PRIMARY KEY (term, acl)) WITHOUT ROWID;
 -- names whose NFKC + case folding differs from the name (data/names.py), for folded lookups
-CREATE TABLE folded_names (folded TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, acl TEXT NOT NULL,
-                           PRIMARY KEY (folded, name, kind, acl)) WITHOUT ROWID;
+CREATE TABLE folded_names (folded TEXT NOT NULL, name INTEGER NOT NULL, PRIMARY KEY (folded, name)) WITHOUT ROWID;
+CREATE TABLE images (id INTEGER PRIMARY KEY, color TEXT, size TEXT, shape TEXT, acl INTEGER NOT NULL);
+-- BM25 postings per (term, ACL), so a caller's scores use statistics of the units it may see
+-- and nothing else: ``first`` unit id, then ``deltas`` (ids[1:] - ids[:-1]) as little-endian
+-- unsigned integers of width len(deltas) / (df - 1) bytes (1, 2 or 4); ``tfs``: NULL when every
+-- term frequency is 1, else (position, tf) int32 pairs of the others
+-- (key = term * len(acls) + acl: a rowid table keeps rows of up to a page inline, where a
+-- WITHOUT ROWID table spills rows over ~1 KB to partly filled overflow pages)
+CREATE TABLE postings (key INTEGER PRIMARY KEY, df INTEGER NOT NULL, first INTEGER NOT NULL,
+                       deltas BLOB NOT NULL, tfs BLOB);
+-- terms per unit (BM25 length), unit ids chunk * LENGTHS_CHUNK .. as unsigned integers of
+-- width len(lengths) / units in the chunk bytes
+CREATE TABLE unit_lengths (chunk INTEGER PRIMARY KEY, lengths BLOB NOT NULL);
 -- field-name vectors of the neural field-matching step (index/field_vectors.py); empty without the extra
 CREATE TABLE field_vectors (name TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE acl_stats (acl TEXT PRIMARY KEY, units INTEGER NOT NULL, total_len INTEGER NOT NULL) WITHOUT ROWID;
@@ -42,8 +64,12 @@ CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 
 # Built after the bulk insert: cheaper than maintaining them row by row.
 INDEXES = """
-CREATE INDEX units_key ON units (subject, field);   -- the same-key map
-CREATE INDEX units_source ON units (source);
+CREATE INDEX units_key ON units (subject, field);   -- the same-key map (its prefix: fields of a subject)
+CREATE INDEX units_field ON units (field, subject);  -- subjects with a field
+CREATE INDEX units_file ON units (file, span_start); -- units of a file (parent expansion, notes)
 CREATE INDEX warning_lines_name ON warning_lines (name);
 CREATE INDEX images_attrs ON images (color, size, shape);
 """
+
+LENGTHS_CHUNK = 1 << 16
+"""Unit ids per ``unit_lengths`` row."""

@@ -21,43 +21,76 @@ from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
-from rag_lab.index.schema import SCHEMA_VERSION
+from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.records import Unit
 
 _SELECT_UNIT = (
-    "SELECT id, evidence_id, source, sha256, span_start, span_end, line, text, subject, field, "
-    "value, modality, valid_from, valid_to, extra FROM units"
+    "SELECT u.id, u.eid, f.path, f.sha256, u.span_start, u.span_end, u.line, u.text, s.name, n.name, "
+    "u.value_at, u.value, u.modality, u.valid_from, u.valid_to, u.extra FROM units u "
+    "JOIN files f ON f.id = u.file LEFT JOIN strings s ON s.id = u.subject LEFT JOIN strings n ON n.id = u.field"
 )
+_NAME_ID = "(SELECT id FROM strings WHERE name = ?)"
+_KINDS = ("subject", "field")
+_WIDTHS: dict[int, np.dtype[Any]] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
 # SQLite's default limit on bound variables is 32766; stay well below it.
 _CHUNK = 900
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def stored_text(value: str | bytes) -> str:
+    """A text as the build stored it (build.compact_text): UTF-8 TEXT or a UTF-16-LE BLOB."""
+    return value if isinstance(value, str) else value.decode("utf-16-le")
+
+
 def _row_to_unit(row: Sequence[Any]) -> Unit:
+    text = stored_text(row[7])
     unit: Unit = {
-        "evidence_id": row[1],
+        "evidence_id": "ev_" + row[1].hex(),
         "source": row[2],
-        "sha256": row[3],
+        "sha256": row[3].hex(),
         "span": None if row[4] is None else [row[4], row[5]],
         "line": row[6],
-        "text": row[7],
+        "text": text,
         "subject": row[8],
         "field": row[9],
-        "value": row[10],
-        "modality": row[11],
+        "value": text[row[10] :] if row[11] is None else row[11],
+        "modality": "image" if row[12] else "text",
     }
-    if row[12] is not None:
-        unit["valid_from"] = row[12]
     if row[13] is not None:
-        unit["valid_to"] = row[13]
+        unit["valid_from"] = row[13]
     if row[14] is not None:
-        unit.update(json.loads(row[14]))
+        unit["valid_to"] = row[14]
+    if row[15] is not None:
+        unit.update(json.loads(stored_text(row[15])))
     return unit
+
+
+def _eid(evidence_id: object) -> bytes | None:
+    """The 12 stored bytes of an evidence id (None: not of the form ``ev_`` + 24 hex digits)."""
+    if not isinstance(evidence_id, str) or len(evidence_id) != 27 or not evidence_id.startswith("ev_"):
+        return None
+    try:
+        raw = bytes.fromhex(evidence_id[3:])
+    except ValueError:
+        return None
+    return raw if "ev_" + raw.hex() == evidence_id else None  # lower-case hex only, as built
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+class _OtherVersion(Exception):
+    """The file is an index of another schema version (its other meta keys may not exist)."""
 
 
 class Index:
@@ -70,15 +103,26 @@ class Index:
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self.config: dict[str, Any] = json.loads(meta["config"])
+            if self.config.get("schema_version") != SCHEMA_VERSION:
+                raise _OtherVersion
             acls = json.loads(meta["acls"])
             shortest, longest = json.loads(meta["name_lengths"])
             self._name_lengths = (int(shortest), int(longest))
             self._aliases = [Alias(p, tuple(f), int(n)) for p, f, n in json.loads(meta["aliases"])]
             self._vector_model: str | None = json.loads(meta["field_vectors"])
+            self._walk_digest = meta["walk_digest"]
+            self._all_units = int(meta["units"])
             self.visible = visible_acls(acls, principal)
+            # units, names and images hold an ACL's position in meta "acls": the caller's filter
+            self._acl_codes = [acls.index(a) for a in self.visible]
+            self._acl_span = len(acls)  # postings keys: term * len(acls) + ACL position
+            self._acl_filter = f"acl IN ({','.join(map(str, self._acl_codes))})"
+            self._length_of_id: tuple[npt.NDArray[Any], npt.NDArray[np.float64]] | None = None
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(t for acl, _, t in stats if acl in self.visible)
+        except _OtherVersion:
+            pass  # refused below, with the versions
         except (sqlite3.DatabaseError, KeyError, ValueError) as exc:
             self._db.close()
             raise IndexError_(
@@ -124,13 +168,19 @@ class Index:
         self.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """Run ``sql``; the placeholder ``{visible}`` becomes the caller's ACL filter."""
-        if "{visible}" in sql:
-            before = sql[: sql.index("{visible}")].count("?")
-            sql = sql.replace("{visible}", f"acl IN ({','.join('?' * len(self.visible))})")
+        """Run ``sql``; ``{visible}`` becomes the caller's filter on an ACL position column
+        (units, names, images), ``{labels}`` the one on an ACL label column (files)."""
+        sql = sql.replace("{visible}", self._acl_filter)
+        if "{labels}" in sql:
+            before = sql[: sql.index("{labels}")].count("?")
+            sql = sql.replace("{labels}", f"acl IN ({','.join('?' * len(self.visible))})")
             params = [*params[:before], *self.visible, *params[before:]]
         try:
-            return self._db.execute(sql, params).fetchall()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except UnicodeEncodeError:  # a lone surrogate (from a question) equals no stored text
+                params = [None if isinstance(p, str) and not _encodable(p) else p for p in params]
+                return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise IndexError_(
                 f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"
@@ -150,14 +200,16 @@ class Index:
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         """Every unit of ``(subject, field)`` in the whole corpus, in evidence_id order."""
         rows = self._query(
-            _SELECT_UNIT + " WHERE subject = ? AND field = ? AND {visible} ORDER BY id", (subject, field)
+            _SELECT_UNIT + f" WHERE u.subject = {_NAME_ID} AND u.field = {_NAME_ID} AND u.{{visible}} ORDER BY u.id",
+            (subject, field),
         )
         return [_row_to_unit(r) for r in rows]
 
     def unit_ids_for_key(self, subject: str, field: str) -> list[int]:
         """The ids (not the rows) of every visible unit of ``(subject, field)``, ascending."""
         rows = self._query(
-            "SELECT id FROM units WHERE subject = ? AND field = ? AND {visible} ORDER BY id", (subject, field)
+            f"SELECT id FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} ORDER BY id",
+            (subject, field),
         )
         return [r[0] for r in rows]
 
@@ -165,33 +217,54 @@ class Index:
         found: dict[int, Unit] = {}
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
-            for row in self._query(_SELECT_UNIT + f" WHERE id IN ({marks}) AND {{visible}}", chunk):
+            for row in self._query(_SELECT_UNIT + f" WHERE u.id IN ({marks}) AND u.{{visible}}", chunk):
                 found[row[0]] = _row_to_unit(row)
         return found
 
     def units_of_source(self, source: str) -> list[Unit]:
         """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
-        rows = self._query(_SELECT_UNIT + " WHERE source = ? AND {visible} ORDER BY span_start, id", (source,))
+        rows = self._query(
+            _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
+            "ORDER BY u.span_start, u.id",
+            (source,),
+        )
         return [_row_to_unit(r) for r in rows]
+
+    def _id_of(self, evidence_id: str) -> int | None:
+        """The id of the visible unit with ``evidence_id``: ids follow evidence ids, so a binary
+        search over ids finds it (about 20 point reads at a million units; no index stored)."""
+        raw = _eid(evidence_id)
+        if raw is None:
+            return None
+        lo, hi = 1, self._all_units
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            rows = self._query("SELECT eid, acl FROM units WHERE id = ?", (mid,))
+            if not rows:  # pragma: no cover - ids are 1..units without gaps
+                return None
+            eid, acl = rows[0]
+            if eid == raw:
+                return mid if acl in self._acl_codes else None
+            lo, hi = (mid + 1, hi) if eid < raw else (lo, mid - 1)
+        return None
 
     def ids_of(self, evidence_ids: Sequence[str]) -> list[int]:
         """Unit ids of ``evidence_ids`` (same order; each must be in the index and visible)."""
-        found: dict[str, int] = {}
-        for chunk in _chunks(list(evidence_ids)):
-            marks = ",".join("?" * len(chunk))
-            for uid, eid in self._query(
-                f"SELECT id, evidence_id FROM units WHERE evidence_id IN ({marks}) AND {{visible}}", chunk
-            ):
-                found[eid] = uid
-        return [found[e] for e in evidence_ids]
+        found = [self._id_of(e) for e in evidence_ids]
+        missing = [e for e, uid in zip(evidence_ids, found, strict=True) if uid is None]
+        if missing:
+            raise KeyError(missing[0])
+        return [uid for uid in found if uid is not None]
 
     def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
-        rows = self._query(_SELECT_UNIT + " WHERE evidence_id = ? AND {visible}", (evidence_id,))
-        return _row_to_unit(rows[0]) if rows else None
+        uid = self._id_of(evidence_id)
+        return None if uid is None else self.units_by_ids([uid]).get(uid)
 
     def fields_of(self, subject: str) -> list[str]:
         rows = self._query(
-            "SELECT DISTINCT field FROM units WHERE subject = ? AND {visible} ORDER BY field", (subject,)
+            "SELECT n.name FROM strings n WHERE n.id IN "
+            f"(SELECT field FROM units WHERE subject = {_NAME_ID} AND {{visible}}) ORDER BY n.id",
+            (subject,),
         )
         return [r[0] for r in rows]
 
@@ -216,9 +289,11 @@ class Index:
         for chunk in _chunks(wanted):
             marks = ",".join("?" * len(chunk))
             for name, kind in self._query(
-                f"SELECT name, kind FROM names WHERE name IN ({marks}) AND {{visible}}", chunk
+                f"SELECT s.name, n.kind FROM strings s JOIN names n ON n.name = s.id "
+                f"WHERE s.name IN ({marks}) AND n.{{visible}}",
+                chunk,
             ):
-                known.setdefault(name, set()).add(kind)
+                known.setdefault(name, set()).add(_KINDS[kind])
         return known
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
@@ -230,20 +305,24 @@ class Index:
         for chunk in _chunks(wanted):
             marks = ",".join("?" * len(chunk))
             for folded, name, kind in self._query(
-                f"SELECT folded, name, kind FROM folded_names WHERE folded IN ({marks}) AND {{visible}}", chunk
+                "SELECT f.folded, s.name, n.kind FROM folded_names f JOIN strings s ON s.id = f.name "
+                f"JOIN names n ON n.name = f.name WHERE f.folded IN ({marks}) AND n.{{visible}}",
+                chunk,
             ):
-                found.setdefault(folded, set()).add((name, kind))
+                found.setdefault(folded, set()).add((name, _KINDS[kind]))
         return found
 
     def has_key(self, subject: str, field: str) -> bool:
         rows = self._query(
-            "SELECT 1 FROM units WHERE subject = ? AND field = ? AND {visible} LIMIT 1", (subject, field)
+            f"SELECT 1 FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} LIMIT 1",
+            (subject, field),
         )
         return bool(rows)
 
     def subjects_with_field(self, field: str, limit: int) -> list[str]:
         rows = self._query(
-            "SELECT DISTINCT subject FROM units WHERE field = ? AND {visible} ORDER BY subject LIMIT ?",
+            "SELECT s.name FROM strings s WHERE s.id IN "
+            f"(SELECT subject FROM units WHERE field = {_NAME_ID} AND {{visible}}) ORDER BY s.id LIMIT ?",
             (field, limit),
         )
         return [r[0] for r in rows]
@@ -275,27 +354,34 @@ class Index:
     def snapshot(self) -> dict[str, tuple[Any, ...]]:
         """path → (size, mtime_ns, ctime_ns, inode, sha256, error, acl) of every indexed file."""
         rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files")
-        return {r[0]: tuple(r[1:]) for r in rows}
+        return {r[0]: (*r[1:5], None if r[5] is None else r[5].hex(), *r[6:]) for r in rows}
 
     def fingerprints(self) -> dict[str, tuple[int, int, int, int] | None]:
         """path → (size, mtime_ns, ctime_ns, inode) of every indexed file (None: it could not be stat'ed)."""
         rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode FROM files")
         return {p: None if size is None else (size, m, c, i) for p, size, m, c, i in rows}
 
+    def walk_digest(self) -> str:
+        """The build's digest of the corpus walk (index/freshness.py's fast path; "" for none)."""
+        return str(self._walk_digest)
+
     def snapshot_of(self, path: str) -> tuple[Any, ...] | None:
         rows = self._query(
             "SELECT size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files WHERE path = ?",
             (path,),
         )
-        return tuple(rows[0]) if rows else None
+        if not rows:
+            return None
+        r = rows[0]
+        return (*r[:4], None if r[4] is None else r[4].hex(), *r[5:])
 
     def file_problems(self) -> list[dict[str, Any]]:
         errors = self._query(
-            "SELECT path, error FROM files WHERE error IS NOT NULL AND (acl = '!' OR {visible}) ORDER BY path"
+            "SELECT path, error FROM files WHERE error IS NOT NULL AND (acl = '!' OR {labels}) ORDER BY path"
         )
         warnings = self._query(
             "SELECT w.path, w.line, w.message FROM file_warnings w JOIN files f ON f.path = w.path "
-            "WHERE f.acl = '!' OR f.{visible} ORDER BY w.path, w.line"
+            "WHERE f.acl = '!' OR f.{labels} ORDER BY w.path, w.line"
         )
         return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + [
             {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
@@ -317,11 +403,11 @@ class Index:
                 "SELECT l.path, l.line, l.text, w.message FROM warning_lines l "
                 "JOIN file_warnings w ON w.path = l.path AND w.line = l.line "
                 f"JOIN files f ON f.path = l.path WHERE l.name IN ({','.join('?' * len(chunk))}) "
-                f"AND f.acl IN ({acl}) AND (l.subject_line = 1 OR EXISTS (SELECT 1 FROM units u WHERE "
-                f"u.source = l.path AND u.subject IN ({','.join('?' * len(about))}) AND u.acl IN ({acl}))) "
-                "ORDER BY l.path, l.line LIMIT ?"
+                f"AND f.acl IN ({acl}) AND (l.subject_line = 1 OR EXISTS (SELECT 1 FROM units u "
+                f"JOIN strings s ON s.id = u.subject WHERE u.file = f.id AND s.name IN ({','.join('?' * len(about))}) "
+                f"AND u.{self._acl_filter})) ORDER BY l.path, l.line LIMIT ?"
             )
-            found.update(self._query(sql, [*chunk, *visible, *about, *visible, limit]))
+            found.update(self._query(sql, [*chunk, *visible, *about, limit]))
         return sorted(found)
 
     # -- vectors (index/vectors.py) --------------------------------------------------------
@@ -340,22 +426,58 @@ class Index:
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
-        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
-        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
-        parts: dict[int, list[tuple[bytes, bytes, bytes]]] = {}
-        for chunk in _chunks(list(terms)):
+        parts: dict[int, list[tuple[npt.NDArray[np.int32], bytes | None]]] = {}
+        span = self._acl_span
+        keys = [int(t) * span + a for t in dict.fromkeys(terms) for a in self._acl_codes]
+        for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
-            for term, ids, tfs, lens in self._query(
-                f"SELECT term, ids, tfs, lens FROM postings WHERE term IN ({marks}) AND {{visible}} ORDER BY term, acl",
-                chunk,
+            for key, df, first, deltas, tfs in self._query(
+                f"SELECT key, df, first, deltas, tfs FROM postings WHERE key IN ({marks}) ORDER BY key", chunk
             ):
-                parts.setdefault(term, []).append((ids, tfs, lens))
+                ids = np.empty(df, np.int32)
+                ids[0] = first
+                if df > 1:
+                    gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (df - 1)])
+                    np.cumsum(gaps, out=ids[1:], dtype=np.int32)
+                    ids[1:] += first
+                parts.setdefault(key // span, []).append((ids, tfs))
+        if not parts:
+            return {}
+        lengths, by_length = self._unit_lengths()
         found = {}
         for term, blobs in parts.items():
-            ids = np.concatenate([np.frombuffer(i, np.int32) for i, _, _ in blobs])
-            tf = np.concatenate([np.frombuffer(t, np.int32) for _, t, _ in blobs]).astype(np.float64)
-            dl = np.concatenate([np.frombuffer(n, np.int32) for _, _, n in blobs]).astype(np.float64)
-            order = np.argsort(ids, kind="stable")
-            weight = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
-            found[term] = (int(ids.size), ids[order], weight[order])
+            pieces = []
+            for ids, tfs in blobs:
+                dl = lengths[ids]
+                weight = by_length[dl]  # the weight of tf = 1, by unit length
+                if tfs is not None:
+                    at, tf = np.frombuffer(tfs, "<i4").reshape(-1, 2).T
+                    weight[at] = self._weight(tf.astype(np.float64), dl[at].astype(np.float64))
+                pieces.append((ids, weight))
+            ids, weight = pieces[0] if len(pieces) == 1 else (np.concatenate(x) for x in zip(*pieces, strict=True))
+            if len(pieces) > 1:
+                order = np.argsort(ids, kind="stable")
+                ids, weight = ids[order], weight[order]
+            found[term] = (int(ids.size), ids, weight)
         return found
+
+    def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """BM25's tf weight for the caller's statistics (average length over its units)."""
+        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
+        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
+        weight: npt.NDArray[np.float64] = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
+        return weight
+
+    def _unit_lengths(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
+        """Every unit's length (terms) indexed by unit id, and the tf = 1 weight of every length
+        up to the longest; read and computed once per Index (one byte per unit for typical
+        corpora, so a question reads no per-posting lengths)."""
+        if self._length_of_id is None:
+            parts = []
+            for number, blob in self._query("SELECT chunk, lengths FROM unit_lengths ORDER BY chunk"):
+                size = min(LENGTHS_CHUNK, self._all_units + 1 - number * LENGTHS_CHUNK)
+                parts.append(np.frombuffer(blob, _WIDTHS[len(blob) // size]))
+            lengths = np.concatenate(parts) if parts else np.zeros(1, np.uint8)
+            every = np.arange(int(lengths.max()) + 1, dtype=np.float64)
+            self._length_of_id = (lengths, self._weight(np.ones(every.size), every))
+        return self._length_of_id

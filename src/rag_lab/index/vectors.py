@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from rag_lab.index.store import stored_text
 from rag_lab.index.terms import search_text
 from rag_lab.neural import Embedder, require_embedder
 
@@ -36,14 +37,14 @@ def add_vectors(
 ) -> dict[str, Any]:
     """Embed every prose unit of a freshly written ``units`` table; returns the config entry."""
     model = embedder or require_embedder()
-    rows = db.execute(
-        "SELECT id, text, extra FROM units WHERE extra IS NOT NULL AND "
-        "(json_extract(extra, '$.kind') IN (?, ?)) ORDER BY id",
-        VECTOR_KINDS,
-    ).fetchall()
+    rows = []
+    for uid, text, extra in db.execute("SELECT id, text, extra FROM units WHERE extra IS NOT NULL ORDER BY id"):
+        rest = json.loads(stored_text(extra))  # TEXT or UTF-16 BLOB (schema.py)
+        if rest.get("kind") in VECTOR_KINDS:
+            rows.append((uid, {"text": stored_text(text), **rest}))
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
-        texts = [search_text({"text": text, **json.loads(extra)}) for _id, text, extra in chunk]
+        texts = [search_text(unit) for _id, unit in chunk]
         vectors = model.passages(texts).astype(np.float16)
         db.executemany(
             "INSERT INTO vectors VALUES (?, ?)",

@@ -62,6 +62,17 @@ def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:
     return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
 
 
+def _sorted_union(a: Ids, b: Ids) -> Ids:
+    """``np.union1d`` by sorting: numpy 2.4's hash-based unique is ~10x slower here (4 ms for
+    8,000 ids, most of a request; benchmarks/README.md, issue 18)."""
+    both = np.concatenate([a, b])
+    both.sort()
+    keep = np.ones(both.size, dtype=bool)
+    keep[1:] = both[1:] != both[:-1]
+    merged: Ids = both[keep]
+    return merged
+
+
 def key_tiers(slots: list[tuple[str, str]], index: Index, ids: Ids, scores: Scores) -> dict[int, int]:
     """unit id → tier for the units of the (subject, field) slots the question names."""
     tiers: dict[int, int] = {}
@@ -110,7 +121,7 @@ def rank(
         tiers = key_tiers(slots, index, ids, scores)
     if tiers:
         lifted = np.asarray(sorted(tiers), np.int64)
-        merged = np.union1d(ids, lifted)
+        merged = _sorted_union(ids, lifted)
         merged_scores = np.zeros(merged.size)
         merged_scores[np.searchsorted(merged, ids)] = scores
         merged_scores[np.searchsorted(merged, lifted)] += ceiling * np.asarray(

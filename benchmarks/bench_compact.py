@@ -1,0 +1,178 @@
+"""Issue 18's goals, before and after a format change, measured in one run against its floors.
+
+    python benchmarks/bench_compact.py --docs 100000 --runs 3 --base-src /tmp/base/src
+    python benchmarks/bench_compact.py --docs 10000 --runs 3          # this checkout only
+
+``--base-src``: a ``src`` folder of another commit (``git archive COMMIT src | tar -x -C DIR``);
+its rows are measured in the same run, interleaved with this checkout's (run i of each back to
+back), so both see the same load. Per run and code: the floors (read + SHA-256 of every corpus
+file; a bare stat walk), ``rag-lab index ROOT`` in a fresh process (wall, CPU of the process and
+its workers, peak RSS), the index bytes, then in a fresh process per code: ``query_once`` for
+the three questions of ``bench_query.questions_for`` (each run paired with a stat walk just
+before it), and the request without the walk (``run_request`` on one open index) p50 / p95.
+Medians over runs. Writes ``benchmarks/out/compact_<docs>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_index import ensure_corpus  # noqa: E402
+from bench_query import questions_for, stat_walk  # noqa: E402
+
+QUESTION_SCRIPT = r"""
+import json, statistics, sys, time
+from datetime import date
+from pathlib import Path
+sys.path.insert(0, sys.argv[4])
+from bench_query import stat_walk
+from rag_lab.index import Changes, Index, default_index_path
+from rag_lab.retrieval import query
+root, runs, questions = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+today = date(2026, 12, 1)
+config = query.request_config(5, query.DEFAULT_BUDGET, "codepoints", None, "relevance", True, today)
+out = {}
+for name, question in questions.items():
+    query.query_once(question, root, as_of=today)
+    walks, whole = [], []
+    for _ in range(runs):
+        t = time.perf_counter(); stat_walk(root); walks.append(time.perf_counter() - t)
+        t = time.perf_counter(); result = query.query_once(question, root, as_of=today)
+        whole.append(time.perf_counter() - t)
+    plain = []
+    with Index(default_index_path(root)) as index:
+        for _ in range(20):
+            query.run_request(question, root, index, config, None, Changes)
+        for _ in range(300):
+            t = time.perf_counter(); query.run_request(question, root, index, config, None, Changes)
+            plain.append(time.perf_counter() - t)
+    plain.sort()
+    out[name] = {
+        "status": f"{result['status']} / {result['reason']}",
+        "query_once_ms": statistics.median(whole) * 1e3,
+        "stat_walk_ms": statistics.median(walks) * 1e3,
+        "ratio": statistics.median(w / s for w, s in zip(whole, walks)),
+        "rest_p50_ms": plain[len(plain) // 2] * 1e3,
+        "rest_p95_ms": plain[int(len(plain) * 0.95)] * 1e3,
+    }
+print(json.dumps(out))
+"""
+
+
+def read_hash_floor(root: Path) -> tuple[float, float]:
+    began, cpu = time.perf_counter(), time.process_time()
+    for folder, _dirs, files in os.walk(root / "documents"):
+        for name in files:
+            with open(os.path.join(folder, name), "rb") as handle:
+                hashlib.sha256(handle.read()).digest()
+    return time.perf_counter() - began, time.process_time() - cpu
+
+
+def corpus_bytes(root: Path) -> int:
+    return sum(os.path.getsize(os.path.join(f, n)) for f, _d, names in os.walk(root / "documents") for n in names)
+
+
+def env_for(src: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    return env
+
+
+def build(root: Path, src: Path | None) -> dict[str, Any]:
+    index = root / ".rag_lab" / "index.sqlite"
+    script = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "subprocess.run([sys.executable, '-m', 'rag_lab.cli', 'index', sys.argv[1]], check=True,"
+        " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "wall = time.perf_counter() - t\n"
+        "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(json.dumps({'wall': wall, 'cpu': ru.ru_utime + ru.ru_stime, 'rss_mib': ru.ru_maxrss / 1024}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(root)], env=env_for(src), capture_output=True, text=True, check=True
+    )
+    found: dict[str, Any] = json.loads(proc.stdout)
+    found["index_bytes"] = index.stat().st_size
+    return found
+
+
+def ask(root: Path, src: Path | None, runs: int, questions: dict[str, str]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", QUESTION_SCRIPT, str(root), str(runs), json.dumps(questions), str(HERE)],
+        env=env_for(src),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(proc.stdout)
+    return found
+
+
+def median_of(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--docs", type=int, default=100000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--query-runs", type=int, default=7)
+    ap.add_argument("--base-src", type=Path, default=None, help="src folder of the code to compare with")
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    args = ap.parse_args()
+    root = ensure_corpus(args.out, args.docs)
+    questions = questions_for(args.out, args.docs)
+    codes: dict[str, Path | None] = {"this": None}
+    if args.base_src is not None:
+        codes = {"base": args.base_src.resolve(), "this": None}
+    read_hash_floor(root)  # warm the page cache
+    report: dict[str, Any] = {"docs": args.docs, "corpus_bytes": corpus_bytes(root), "runs": {c: [] for c in codes}}
+    for run in range(args.runs):
+        for name, src in codes.items():
+            wall, cpu = read_hash_floor(root)
+            began = time.perf_counter()
+            stat_walk(root)
+            walk = time.perf_counter() - began
+            row = {"floor_s": wall, "floor_cpu_s": cpu, "stat_walk_s": walk, "load": os.getloadavg()[0]}
+            row.update(build(root, src))
+            row["questions"] = ask(root, src, args.query_runs, questions)
+            report["runs"][name].append(row)
+            print(f"run {run + 1} {name}: {json.dumps(row)}", flush=True)
+    corpus = report["corpus_bytes"]
+    print(f"\n{args.docs} docs, corpus {corpus / 1e6:.1f} MB, medians of {args.runs} runs")
+    for name, rows in report["runs"].items():
+        floor, floor_cpu = median_of(rows, "floor_s"), median_of(rows, "floor_cpu_s")
+        print(
+            f"{name}: floor {floor:.2f} s ({floor_cpu:.2f} s CPU); build {median_of(rows, 'wall'):.1f} s = "
+            f"{statistics.median(r['wall'] / r['floor_s'] for r in rows):.1f}x floor, CPU "
+            f"{statistics.median(r['cpu'] / r['floor_cpu_s'] for r in rows):.1f}x floor CPU, peak RSS "
+            f"{median_of(rows, 'rss_mib'):.0f} MiB; index {median_of(rows, 'index_bytes') / 1e6:.1f} MB = "
+            f"{median_of(rows, 'index_bytes') / corpus:.2f}x corpus"
+        )
+        for q in questions:
+            qs = [r["questions"][q] for r in rows]
+            print(
+                f"  {q:12s} {qs[0]['status']:40s} query_once {median_of(qs, 'query_once_ms'):8.1f} ms, "
+                f"walk {median_of(qs, 'stat_walk_ms'):7.1f} ms, ratio {median_of(qs, 'ratio'):.2f}; "
+                f"rest p50 {median_of(qs, 'rest_p50_ms'):.2f} / p95 {median_of(qs, 'rest_p95_ms'):.2f} ms"
+            )
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"compact_{args.docs}.json").write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

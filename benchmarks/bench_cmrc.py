@@ -64,10 +64,26 @@ class CachingEmbedder:
     """The shared model with a text → vector memo, so a sentence or question is embedded once
     per run although many small indexes and two retrieval modes use it."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache: Path | None = None) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._memo: dict[tuple[bool, str], Any] = {}
         self.seconds = 0.0
+        self.cache = cache  # a file outside the repo (vectors of third-party text are never kept in it)
+        if cache is not None and cache.exists():
+            with np.load(cache, allow_pickle=False) as saved:
+                for flag, text, row in zip(saved["query"], saved["text"], saved["rows"], strict=True):
+                    self._memo[(bool(flag), str(text))] = row
+
+    def save(self) -> None:
+        if self.cache is None or not self._memo:
+            return
+        keys = sorted(self._memo)
+        np.savez(
+            self.cache,
+            query=np.array([k[0] for k in keys]),
+            text=np.array([k[1] for k in keys]),
+            rows=np.stack([self._memo[k] for k in keys]),
+        )
 
     def _get(self, texts: Sequence[str], query: bool) -> Any:
         missing = [t for t in dict.fromkeys(texts) if (query, t) not in self._memo]
@@ -213,7 +229,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.neural:
         from rag_lab.neural import require_embedder
 
-        embedder = CachingEmbedder(require_embedder())
+        embedder = CachingEmbedder(
+            require_embedder(), Path(args.vector_cache) if args.vector_cache else None
+        )
         modes.append("fused")
     report: dict[str, Any] = {"articles": len(articles), "questions": sum(len(a["qas"]) for a in articles)}
     with tempfile.TemporaryDirectory(prefix="bench-cmrc-") as tmp:
@@ -232,6 +250,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.perf_counter()
             build_index(whole, vectors=True, embedder=embedder)
             vectors_s = time.perf_counter() - started
+            embedder.save()
             with Index(whole / ".rag_lab" / "index.sqlite") as index:
                 report["index"]["vector_units"] = index.config["vectors"]["units"]
             report["index"].update(vectors_s=round(vectors_s, 1), vectors_x=round(vectors_s / floor, 1))
@@ -276,8 +295,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         )
                     rows.append(row)
         report["answering"] = summarise(rows, modes)
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         if embedder is not None:
             report["embedding_s"] = round(embedder.seconds, 1)
+            embedder.save()
         if args.show_failures:
             show_failures(rows, args.show_failures)
     return report
@@ -338,6 +360,12 @@ def main() -> None:
     parser.add_argument(
         "--show-failures", type=int, default=0, metavar="N", help="print N dev failures of each kind"
     )
+    parser.add_argument(
+        "--vector-cache",
+        metavar="FILE.npz",
+        help="keep embeddings between runs in FILE (outside the repo; index times then exclude embedding)",
+    )
+    parser.add_argument("--rows", metavar="FILE", help="write every question's outcome to FILE (outside the repo)")
     report = run(parser.parse_args())
     print(json.dumps(report, ensure_ascii=False, indent=2))
 

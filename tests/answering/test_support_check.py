@@ -100,3 +100,47 @@ def test_definition_questions_need_a_defining_sentence() -> None:
 def test_reason_questions_need_a_cause_word() -> None:
     assert support_check("为什么畜牧业发达？", sentence("日照长，因此畜牧业发达。")).ok
     assert support_check("为什么畜牧业发达？", sentence("当地畜牧业发达。")).problem == "answer_type"
+
+
+def test_the_word_after_an_interrogative_names_the_answers_kind_not_a_term() -> None:
+    from rag_lab.answering.prose import answer_heads
+
+    assert answer_heads("他在馆里担任过哪些职务？") == ["职务"]
+    assert content_terms("他在馆里担任过哪些职务？") == ["他", "馆里担任"]
+    # 在哪些 is a determiner, not 在哪 (a place word) leaving 些 behind
+    assert content_terms("这种鸟分布在哪些地区？") == ["种鸟分布"]
+    # a type word that starts with a determiner stays one word (哪一年 is not 哪一 + 年回)
+    assert answer_heads("他在哪一年回到学校？") == []
+    assert content_terms("他在哪一年回到学校？") == ["他", "回", "学校"]
+    unit = sentence("张伟曾任图书馆馆长、档案室主任等职。", title="张伟")
+    assert support_check("张伟曾任什么职务？", unit).ok
+    # without the rule 职务 would be missing although the sentence lists the posts
+    assert support_check("张伟曾任什么职务？", sentence("张伟曾任图书馆馆长。", title="张伟")).missing == ()
+
+
+def test_a_run_is_cut_where_the_title_names_part_of_it() -> None:
+    # 王家瑞担任 under the title 王家瑞: 担任 must be in the sentence itself
+    title = "王家瑞"
+    assert support_check("1973年王家瑞担任什么职务？", sentence("1973年加入中国共产党。", title=title)).missing == (
+        "担任",
+    )
+    assert support_check("1973年王家瑞担任什么职务？", sentence("1973年担任邮局职员。", title=title)).ok
+
+
+def test_the_best_supported_passing_sentence_answers_rank_breaks_ties() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    def unit(n: int, text: str) -> dict:
+        return {
+            **sentence(text, title="峡谷"), "evidence_id": f"e{n}", "sha256": "s", "source": "a.md",
+            "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000],
+        }  # fmt: skip
+
+    weaker = unit(1, "帕特纳峡谷全长702米。")  # ranked first, passes with 5 of the 6 bigrams
+    stronger = unit(2, "帕特纳赫峡谷全长702米，深80米。")
+    question = "帕特纳赫峡谷全长多少米？"
+    assert support_check(question, weaker).ok and support_check(question, weaker).coverage < 1
+    decision = decide_prose(question, [weaker, stronger], [], date(2024, 1, 1))
+    assert decision is not None and decision.answer == stronger["text"]

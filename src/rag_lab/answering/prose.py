@@ -43,7 +43,7 @@ PROSE_KINDS = ("sentence", "table_row")
 #: share of the question's content bigrams found in the sentence + its title/headings/caption
 COVERAGE_MIN = 0.75
 #: share of the content bigrams *not* found in the title/headings that the sentence itself has
-OWN_MIN = 0.5
+OWN_MIN = 0.6
 #: a sentence answering an untyped question must say at least this many characters the question does not
 NOVEL_MIN = 2
 STOP_WORDS = (
@@ -65,6 +65,17 @@ _REMOVE = sorted(
     reverse=True,
 )
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
+#: interrogative determiners: the word right after one names the *kind* of the answer (什么职务,
+#: 哪些地区, 哪个球队), which the answering sentence names by an instance, not by that word
+WH_DETERMINERS = (
+    "什么样的", "什么样", "什么", "哪一些", "哪一个", "哪一种", "哪一类", "哪一位", "哪些", "哪个", "哪种",
+    "哪类", "哪位", "哪项", "哪部", "哪所", "哪家", "哪条", "哪座", "哪支", "哪只", "哪本", "何种", "哪一",
+)  # fmt: skip
+#: a head never starts with these (什么是X, 什么的药物, 哪个是…)
+_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有"
+_WH_HEAD = re.compile(
+    "(?:" + "|".join(re.escape(w) for w in WH_DETERMINERS) + f")([^\\W\\d_{_NOT_HEAD}][^\\W\\d_]?)?"
+)
 _RUN = re.compile(r"\w+")
 _STRICT = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
 
@@ -73,10 +84,27 @@ def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+_WH_TYPE_RE = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in sorted({w for _, ws in TYPE_WORDS for w in ws}, key=len, reverse=True)
+        if any(d in w for d in WH_DETERMINERS)
+    )
+)
+
+
+def answer_heads(question: str) -> list[str]:
+    """The words (one or two characters) right after an interrogative determiner
+    (``WH_DETERMINERS``): 职务 in 担任过什么职务, 地区 in 分布在哪些地区. They say what kind of
+    thing the answer is, so they are not content terms the sentence must repeat."""
+    return [m.group(1) for m in _WH_HEAD.finditer(_WH_TYPE_RE.sub(" ", _norm(question))) if m.group(1)]
+
+
 def content_terms(question: str) -> list[str]:
-    """The question's content terms: its word runs after removing question, stop and meta words
+    """The question's content terms: its word runs after removing interrogative determiners with
+    the answer's kind after them (``answer_heads``), then question, stop and meta words
     (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _REMOVE_RE.sub(" ", _norm(question))
+    stripped = _REMOVE_RE.sub(" ", _WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
     terms: list[str] = []
     for run in _RUN.findall(stripped):
         if run not in terms:
@@ -91,6 +119,28 @@ def _bigrams(text: str) -> set[str]:
         grams.update(run[i : i + 2] for i in range(len(run) - 1))
         grams.update(run)
     return grams
+
+
+def _split_by_context(terms: list[str], context: str) -> tuple[list[str], list[str]]:
+    """Each term cut into the parts its context (title, headings…) says — the longest substrings
+    of two or more characters found there, left to right — and the pieces between them, which
+    the sentence must cover on their own (王家瑞担任 under the title 王家瑞 → 王家瑞 | 担任)."""
+    named: list[str] = []
+    pieces: list[str] = []
+    for term in terms:
+        i, current = 0, ""
+        while i < len(term):
+            length = next((n for n in range(len(term) - i, 1, -1) if term[i : i + n] in context), 0)
+            if length:
+                named.append(term[i : i + length])
+                if current:
+                    pieces.append(current)
+                current, i = "", i + length
+            else:
+                current, i = current + term[i], i + 1
+        if current:
+            pieces.append(current)
+    return named, pieces
 
 
 def _term_grams(term: str) -> set[str]:
@@ -150,15 +200,17 @@ def support_check(question: str, unit: Unit) -> Support:
     kind, _word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
-    own_grams, context_grams = _bigrams(_norm(text)), _bigrams(_norm(unit_context(unit)))
-    grams = set().union(*(_term_grams(t) for t in terms)) if terms else set()
+    context = _norm(unit_context(unit))
+    own_grams, context_grams = _bigrams(_norm(text)), _bigrams(context)
+    named, pieces = _split_by_context(terms, context)
+    grams = set().union(*(_term_grams(t) for t in named + pieces)) if terms else set()
     in_context = {g for g in grams if g in context_grams}
     hit = {g for g in grams if g in own_grams} | in_context
     coverage = len(hit) / len(grams) if grams else 0.0
     rest = grams - in_context
     own = len(rest & own_grams) / len(rest) if rest else 1.0
-    covered = tuple(t for t in terms if len(_term_grams(t) & hit) * 2 >= len(_term_grams(t)))
-    missing = tuple(t for t in terms if t not in covered)
+    covered = tuple(t for t in named + pieces if len(_term_grams(t) & hit) * 2 >= len(_term_grams(t)))
+    missing = tuple(t for t in pieces if t not in covered)
     haystack = _norm(text) + " " + _norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
     question_n = _norm(question)
@@ -242,7 +294,10 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
         decision.reason = Reason.EXCLUDED_BY_BUDGET
         decision.message = "A retrieved passage supports an answer but did not fit the context budget."
         return decision
-    best_unit, best = in_context[0]
+    # the best-supported passing sentence of the context; rank only breaks ties
+    best_unit, best = min(
+        enumerate(in_context), key=lambda item: (-item[1][1].coverage, -item[1][1].own, item[0])
+    )[1]
     by_source: dict[str, tuple[Unit, Support]] = {}
     for unit, _c, support in passing:
         by_source.setdefault(str(unit["sha256"]), (unit, support))

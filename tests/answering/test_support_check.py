@@ -144,3 +144,17 @@ def test_the_best_supported_passing_sentence_answers_rank_breaks_ties() -> None:
     assert support_check(question, weaker).ok and support_check(question, weaker).coverage < 1
     decision = decide_prose(question, [weaker, stronger], [], date(2024, 1, 1))
     assert decision is not None and decision.answer == stronger["text"]
+
+
+def test_a_month_alone_is_a_date() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.DATE, "花期从10月起至翌年5~6月，三月下旬结果")] == [
+        "10月", "6月", "三月下旬",
+    ]  # fmt: skip
+    assert typed_values(AnswerType.DATE, "历时三个月") == []  # a duration, not a month
+
+
+def test_a_sentence_that_says_nothing_the_question_asks_about_fails() -> None:
+    # every term is in the title, so only the sentence's own words can show it is about the question
+    unit = sentence("全书共分三卷。", title="王爱爱")
+    assert support_check("王爱爱有什么美誉？", unit).problem == "terms"
+    assert support_check("王爱爱有什么美誉？", sentence("有晋剧皇后的美誉。", title="王爱爱")).ok

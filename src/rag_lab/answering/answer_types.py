@@ -20,7 +20,7 @@ Typed values in a sentence (``typed_values``), each a regular expression below:
 - number: digits or Chinese numerals followed by a unit from ``UNITS`` (``120个``, ``三百余名``,
   ``45%``); a bare number without a unit is not a number *with its unit*;
 - date: ``2024年9月1日``, ``9月1日``, ``1998年``, ``二〇二〇年``, ``19世纪``, ``90年代``,
-  ``上午九点``, ``9:30``, ``周三``, ``星期五``;
+  ``上午九点``, ``9:30``, ``周三``, ``星期五``, a month alone (``10月``, ``三月下旬``);
 - name: ``X·Y`` (transliterated names), a capitalised Latin name, a 2–4 character name before a
   title word (``张伟教授``), or the doer of 由…担任/创立/设计/… ;
 - place: a name ending in a place word (``北京市``, ``海淀区``, ``图书馆``, ``二楼``), or what
@@ -91,6 +91,8 @@ DATE_RE = re.compile(
     r"|(?:上午|下午|中午|晚上|凌晨|早上)[零一二两三四五六七八九十\d]{1,3}[点时](?:半|[\d一二三四五六七八九十]{1,3}分)?"
     r"|\d{1,2}[:：]\d{2}"
     r"|(?:周|星期)[一二三四五六日天]"
+    r"|(?<![\d.])\d{1,2}月(?:[上中下]旬|初|底)?"
+    r"|(?<![\u4e00-\u9fff])[一二三四五六七八九十]{1,2}月(?:[上中下]旬|初|底)?"
 )
 _TITLE = "教授|博士|先生|女士|老师|主任|馆长|校长|院长|经理|总监|主席|书记|部长|市长|导演|作家|诗人|画家|总统|总理|将军"
 _DOER = "担任|负责|创立|创办|建立|设计|发明|提出|编写|撰写|执导|主演|演唱|作曲|作词|领导|发现|命名|主持"

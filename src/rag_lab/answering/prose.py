@@ -41,7 +41,7 @@ from rag_lab.records import Reason, Status, Unit
 
 PROSE_KINDS = ("sentence", "table_row")
 #: share of the question's content bigrams found in the sentence + its title/headings/caption
-COVERAGE_MIN = 0.75
+COVERAGE_MIN = 0.8
 #: share of the content bigrams *not* found in the title/headings that the sentence itself has
 OWN_MIN = 0.6
 #: a sentence answering an untyped question must say at least this many characters the question does not
@@ -67,14 +67,16 @@ _REMOVE = sorted(
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
 #: interrogative determiners: the word right after one names the *kind* of the answer (什么职务,
 #: 哪些地区, 哪个球队), which the answering sentence names by an instance, not by that word
-WH_DETERMINERS = (
-    "什么样的", "什么样", "什么", "哪一些", "哪一个", "哪一种", "哪一类", "哪一位", "哪些", "哪个", "哪种",
-    "哪类", "哪位", "哪项", "哪部", "哪所", "哪家", "哪条", "哪座", "哪支", "哪只", "哪本", "何种", "哪一",
-)  # fmt: skip
-#: a head never starts with these (什么是X, 什么的药物, 哪个是…)
-_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有"
+WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
+#: after 哪: an optional numeral and classifier (哪些, 哪个, 哪一种, 哪两条, 哪张)
+_WH_MEASURE = "[一两二三四五六七八九十几]*[些个种类位项部所家条座支只本张首件名届次场门]?"
+#: a head holds none of these (什么是X, 什么的药物, 哪些洲有过)
+_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有过而来去"
+_HEAD_CHAR = rf"[^\W\d_{_NOT_HEAD}]"
+#: the head: two characters, or up to three when the question's run ends there (哪两个运动员)
 _WH_HEAD = re.compile(
-    "(?:" + "|".join(re.escape(w) for w in WH_DETERMINERS) + f")([^\\W\\d_{_NOT_HEAD}][^\\W\\d_]?)?"
+    "(?:" + "|".join(re.escape(w) + (_WH_MEASURE if w == "哪" else "") for w in WH_DETERMINERS) + ")"
+    + rf"({_HEAD_CHAR}(?:{_HEAD_CHAR}(?!\w)|{_HEAD_CHAR}{{2}}(?!\w)|{_HEAD_CHAR})?)?"
 )
 _RUN = re.compile(r"\w+")
 _STRICT = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
@@ -85,11 +87,13 @@ def _norm(text: str) -> str:
 
 
 _WH_TYPE_RE = re.compile(
-    "|".join(
+    "(?:"
+    + "|".join(
         re.escape(w)
         for w in sorted({w for _, ws in TYPE_WORDS for w in ws}, key=len, reverse=True)
         if any(d in w for d in WH_DETERMINERS)
     )
+    + ")(?![一两二三四五六七八九十几些个种类位项部所家条座支只本张首件名届次场门])"  # 在哪些 is 在 + 哪些
 )
 
 
@@ -221,7 +225,9 @@ def support_check(question: str, unit: Unit) -> Support:
 
     if not grams:
         return result(False, "no_terms")
-    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN:
+    # the sentence itself must say something the question asks about, not only the title
+    mentions = bool(grams & own_grams) or any(_norm(h) in _norm(text) for h in answer_heads(question))
+    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
         return result(False, "terms")
     if kind == AnswerType.DEFINITION:
         term = defined_term(question)

@@ -274,8 +274,14 @@ def _value_set(support: Support) -> frozenset[str]:
     return frozenset(_norm(v) for _, _, v in support.values)
 
 
-def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: date) -> ProseDecision | None:
-    """The decision on a prose question (module docstring); None when no candidate is prose."""
+def decide_prose(
+    question: str, kept: list[Unit], others: list[Unit], as_of: date, audit: list[Unit] | None = None
+) -> ProseDecision | None:
+    """The decision on a prose question (module docstring); None when no candidate is prose.
+
+    ``audit``: further prose units (the conflict audit, retrieval/prose_audit.py), verified by
+    the caller; they never answer, but one that passes the check with values disjoint from the
+    answer's, from other bytes, makes the decision ``conflicting_evidence``."""
     ranked = [(u, True) for u in kept] + [(u, False) for u in others]
     prose = [(u, in_ctx) for u, in_ctx in ranked if u.get("kind") in PROSE_KINDS]
     if not prose:
@@ -292,6 +298,16 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
         {"evidence_id": u["evidence_id"], "in_context": c, **s.as_dict()} for u, c, s in checked
     ]
     passing = [(u, c, s) for u, c, s in checked if s.ok]
+    seen = {u["evidence_id"] for u, _c in prose}
+    audited = [
+        (u, support_check(question, u))
+        for u in audit or []
+        if u.get("kind") in PROSE_KINDS and u["evidence_id"] not in seen and _in_window(u, as_of)
+    ]
+    decision.checks += [
+        {"evidence_id": u["evidence_id"], "in_context": False, "audit": True, **s.as_dict()}
+        for u, s in audited
+    ]
     if not passing:
         decision.message = _what_is_missing(question, [s for _, _, s in checked])
         return decision
@@ -310,10 +326,17 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
     decision.independent = len(by_source)
     typed = best.answer_type != AnswerType.NONE
     agree = {sha for sha, (_u, s) in by_source.items() if not typed or _value_set(s) & _value_set(best)}
-    if typed and len(agree) < len(by_source):
+    # audited sentences from other bytes that pass the check and share no value with the answer
+    disagreeing: list[tuple[Unit, bool, Support]] = []
+    for unit, support in audited:
+        sha = str(unit["sha256"])
+        if typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best):
+            if all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
+                disagreeing.append((unit, False, support))
+    if typed and (len(agree) < len(by_source) or disagreeing):
         decision.reason = Reason.CONFLICTING_EVIDENCE
         sides: dict[frozenset[str], list[Unit]] = {}
-        for unit, _c, support in passing:
+        for unit, _c, support in passing + disagreeing:
             sides.setdefault(_value_set(support), []).append(unit)
         decision.sides = [
             {

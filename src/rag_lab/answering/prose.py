@@ -330,9 +330,9 @@ def decide_prose(
     disagreeing: list[tuple[Unit, bool, Support]] = []
     for unit, support in audited:
         sha = str(unit["sha256"])
-        if typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best):
-            if all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
-                disagreeing.append((unit, False, support))
+        other = typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best)
+        if other and all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
+            disagreeing.append((unit, False, support))
     if typed and (len(agree) < len(by_source) or disagreeing):
         decision.reason = Reason.CONFLICTING_EVIDENCE
         sides: dict[frozenset[str], list[Unit]] = {}

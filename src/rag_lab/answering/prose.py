@@ -15,8 +15,11 @@ retrieved ones), all already verified against their files by the caller, and ret
 4. passing units are grouped by source bytes (sha256): copies of the same bytes are one
    independent source. For a typed question (number, date, name, place) two independent
    sources whose typed values share nothing → ``conflicting_evidence``, citing every side;
-5. otherwise ``answered`` with the best-ranked passing sentence of the context, citing every
-   passing unit that agrees with it.
+5. a typed answer and an audited unit (``audit``: the bounded conflict audit past the top k,
+   retrieval/prose_audit.py) from other bytes passing with values that share nothing with the
+   answer's → ``conflicting_evidence``;
+6. otherwise ``answered`` with the best-supported passing sentence of the context (coverage,
+   then own share; rank breaks ties), citing every passing unit that agrees with it.
 """
 
 from __future__ import annotations
@@ -219,6 +222,8 @@ def support_check(question: str, unit: Unit) -> Support:
     strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
     question_n = _norm(question)
     values = tuple(v for v in typed_values(kind, text) if _norm(v[2]) not in question_n)
+    if not values and kind in ALIGNED_TYPES:  # no name/place pattern: the span where the question's gap is
+        values = tuple(aligned_span(question, text))
 
     def result(ok: bool, problem: str | None) -> Support:
         return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem)
@@ -248,7 +253,85 @@ def support_check(question: str, unit: Unit) -> Support:
         and _norm(text)[i : i + 2] not in question_grams
         and (i == 0 or _norm(text)[i - 1 : i + 1] not in question_grams)
     )
-    return result(novel >= NOVEL_MIN, None if novel >= NOVEL_MIN else "answer_type")
+    slot = _WH_AT.search(question_n) is not None
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned_span(question, text)))
+    return result(ok_, None if ok_ else "answer_type")
+
+
+#: answer types whose value may also be found by aligning the question with the sentence
+ALIGNED_TYPES = (AnswerType.NAME, AnswerType.PLACE)
+#: longest aligned span, in code points
+ALIGNED_MAX = 40
+_CLAUSE = re.compile(r"[，,；;：:。！？!?、\s]")
+_TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
+_LEADING = "的是了"
+#: an aligned span starting with one of these refers back instead of naming (其下, 他)
+_PRONOUNS = "其他她它牠这那该此"
+_WH_AT = re.compile(
+    "|".join(re.escape(w) for _, ws in TYPE_WORDS for w in ws)
+    + "|谁|" + _WH_HEAD.pattern
+)
+
+
+def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
+    """The span of ``text`` standing where the question's interrogative stands: the question is
+    cut at its first question word (its clause on each side: up to a comma, colon or stop);
+    the longest end of the left side (two or more characters, or one when the right side also
+    anchors; a trailing 了/过/的/是/着 may be left off) and the longest start of the right side found in the sentence, in that order,
+    enclose the span (被谁所杀 → 被耶律金山所杀 → 耶律金山). With the question word at the end
+    of its clause the span runs from the left anchor to the next punctuation; at its start,
+    from the previous punctuation to the right anchor; a span that would cross punctuation keeps
+    the clause next to the right anchor (or, without one, the left). The span must be 1–``ALIGNED_MAX``
+    characters, hold no punctuation, not start with a pronoun (其他她它这那该此) and say
+    something the question does not. Empty when any
+    part is not found. Offsets are code points of ``text``."""
+    q = _norm(question).rstrip("？?。.！! ")
+    t = _norm(text)
+    found = _WH_AT.search(q)
+    if found is None or len(t) != len(text):
+        return []
+    left = _CLAUSE.split(q[: found.start()])[-1]
+    right = _CLAUSE.split(q[found.end() :])[0].lstrip(_LEADING)
+    start, end = 0, len(t)
+    if left:
+        shortest = 1 if right else 2  # one character only when the right side also anchors
+        anchor = ""
+        for stripped in (left, left.rstrip(_TRAILING)):
+            anchor = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
+            if anchor:
+                break
+        if not anchor:
+            return []
+        start = t.index(anchor) + len(anchor)
+        if len(anchor) == 1 and right:  # the occurrence nearest before the right side's start
+            ahead = next((right[:n] for n in range(len(right), 1, -1) if right[:n] in t), "")
+            at = t.find(ahead) if ahead else -1
+            start = t.rfind(anchor, 0, at) + 1 if at > 0 and t.rfind(anchor, 0, at) >= 0 else start
+    if right:
+        anchor = next((right[:n] for n in range(len(right), 1, -1) if right[:n] in t[start:]), "")
+        if not anchor:
+            return []
+        end = t.index(anchor, start)
+    if left and not right:
+        stop = _CLAUSE.search(t, start)
+        end = stop.start() if stop else len(t)
+    if right and not left:
+        stops = [m.end() for m in _CLAUSE.finditer(t, 0, end)]
+        start = stops[-1] if stops else 0
+    crossing = _CLAUSE.search(t, start, end)
+    if crossing is not None:  # keep the clause next to the anchor that closes the span
+        if right:
+            start = [m.end() for m in _CLAUSE.finditer(t, start, end)][-1]
+        else:
+            end = crossing.start()
+    span = text[start:end].strip()
+    start += len(text[start:end]) - len(text[start:end].lstrip())
+    question_grams = _bigrams(_norm(question))
+    novel = [ch for ch in _bigrams(_norm(span)) if len(ch) == 2 and ch not in question_grams]
+    pronoun = span[:1] in _PRONOUNS
+    if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not (novel or len(span) == 1) or pronoun:
+        return []
+    return [(start, start + len(span), span)]
 
 
 @dataclass

@@ -193,3 +193,15 @@ def test_an_untyped_question_with_a_question_word_needs_the_aligned_span() -> No
     assert support_check("放线菌酮在生物研究中常被用来做什么？", other).problem == "answer_type"
     # 怎么/如何 questions have no slot to align: two new characters are enough, as before
     assert support_check("研讨间怎么预约？", sentence("研讨间需要提前一天在网上预约。")).ok
+
+
+def test_an_aligned_span_leaves_off_a_preposition_and_refuses_a_mid_phrase_start() -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    assert [v for _, _, v in aligned_span("大果西番莲分布在什么地区？", "大果西番莲分布于热带美洲。")] == ["热带美洲"]
+    assert aligned_span("帕特纳赫峡谷有什么？", "从1912年起，帕特纳赫峡谷也开发为旅游胜地。") == []  # 也…
+    assert aligned_span("椭球坐标的标度因子是什么？", "为了简化标度因子的计算。") == []  # 的计算 starts inside a phrase
+
+
+def test_a_calendar_year_is_not_a_quantity() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "从1912年起，长702米，历时30年")] == ["702米", "30年"]

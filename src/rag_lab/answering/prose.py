@@ -265,8 +265,11 @@ ALIGNED_MAX = 40
 _CLAUSE = re.compile(r"[，,；;：:。！？!?、\s]")
 _TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
 _LEADING = "的是了"
-#: an aligned span starting with one of these refers back instead of naming (其下, 他)
-_PRONOUNS = "其他她它牠这那该此"
+#: an aligned span starting with one of these refers back instead of naming (其下, 他), or starts
+#: inside a phrase rather than at one (的计算, 也开发为…, 于肃宗二年…, （学名)
+_NOT_START = "其他她它牠这那该此的也就都而且及和与或（("
+#: left off the start of an aligned span: the sentence's own preposition or copula (分布于热带美洲)
+_SPAN_LEAD = "于在是为对把被将着了过"
 _WH_AT = re.compile(
     "|".join(re.escape(w) for _, ws in TYPE_WORDS for w in ws)
     + "|谁|" + _WH_HEAD.pattern
@@ -282,8 +285,9 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     of its clause the span runs from the left anchor to the next punctuation; at its start,
     from the previous punctuation to the right anchor; a span that would cross punctuation keeps
     the clause next to the right anchor (or, without one, the left). The span must be 1–``ALIGNED_MAX``
-    characters, hold no punctuation, not start with a pronoun (其他她它这那该此) and say
-    something the question does not. Empty when any
+    characters (a leading 于/在/是/为/对/把/被/将/着/了/过 left off), hold no punctuation, not start
+    with a pronoun (其他她它这那该此), a function word (的也就都而且及和与或) or an
+    opening bracket, and say something the question does not. Empty when any
     part is not found. Offsets are code points of ``text``."""
     q = _norm(question).rstrip("？?。.！! ")
     t = _norm(text)
@@ -324,11 +328,13 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
             start = [m.end() for m in _CLAUSE.finditer(t, start, end)][-1]
         else:
             end = crossing.start()
-    span = text[start:end].strip()
-    start += len(text[start:end]) - len(text[start:end].lstrip())
+    raw = text[start:end]
+    inner = raw.strip()
+    span = inner.lstrip(_SPAN_LEAD)
+    start += len(raw) - len(raw.lstrip()) + len(inner) - len(span)
     question_grams = _bigrams(_norm(question))
     novel = [ch for ch in _bigrams(_norm(span)) if len(ch) == 2 and ch not in question_grams]
-    pronoun = span[:1] in _PRONOUNS
+    pronoun = span[:1] in _NOT_START
     if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not (novel or len(span) == 1) or pronoun:
         return []
     return [(start, start + len(span), span)]

@@ -205,3 +205,19 @@ def test_an_aligned_span_leaves_off_a_preposition_and_refuses_a_mid_phrase_start
 
 def test_a_calendar_year_is_not_a_quantity() -> None:
     assert [v for _, _, v in typed_values(AnswerType.NUMBER, "从1912年起，长702米，历时30年")] == ["702米", "30年"]
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "span"),
+    [
+        ("它的启动口令是什么？", "“卡基达(Kaji Dha)”是它的启动口令，加勒特受它影响。", "“卡基达(Kaji Dha)”"),  # Z是X
+        ("这种树的叶柄有什么特点？", "其叶柄（petiole）有四到六个腺体。", "有四到六个腺体"),  # an aside is skipped
+        ("联盟从事的议题有哪些？", "联盟从事的议题有：法律、水资源、废弃物。", "法律"),  # after the colon
+        ("龙胆在秋季开什么颜色的花？", "秋季开蓝紫色花，聚伞花序顶生。", "蓝紫色"),  # a one-character right side
+    ],
+)
+def test_aligned_span_inversion_asides_and_colons(question: str, text: str, span: str) -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    [(start, end, value)] = aligned_span(question, text)
+    assert value == span and text[start:end] == span

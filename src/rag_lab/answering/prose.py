@@ -262,9 +262,10 @@ def support_check(question: str, unit: Unit) -> Support:
 ALIGNED_TYPES = (AnswerType.NAME, AnswerType.PLACE)
 #: longest aligned span, in code points
 ALIGNED_MAX = 40
-_CLAUSE = re.compile(r"[，,；;：:。！？!?、\s]")
+_CLAUSE = re.compile(r"[，,；;：:。！？!?、]")
 _TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
 _LEADING = "的是了"
+_ASIDE = re.compile(r"\s*[（(][^（()）]{0,40}[)）]")
 #: an aligned span starting with one of these refers back instead of naming (其下, 他), or starts
 #: inside a phrase rather than at one (的计算, 也开发为…, 于肃宗二年…, （学名)
 _NOT_START = "其他她它牠这那该此的也就都而且及和与或（("
@@ -296,6 +297,20 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
         return []
     left = _CLAUSE.split(q[: found.start()])[-1]
     right = _CLAUSE.split(q[found.end() :])[0].lstrip(_LEADING)
+    spans = _align(question, text, t, left, right)
+    if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
+        spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
+    return spans
+
+
+def _novel(question: str, span: str) -> bool:
+    question_grams = _bigrams(_norm(question))
+    return len(span) == 1 or any(len(g) == 2 and g not in question_grams for g in _bigrams(_norm(span)))
+
+
+def _align(
+    question: str, text: str, t: str, left: str, right: str, inverted: bool = False
+) -> list[tuple[int, int, str]]:
     start, end = 0, len(t)
     if left:
         shortest = 1 if right else 2  # one character only when the right side also anchors
@@ -311,13 +326,19 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
             ahead = next((right[:n] for n in range(len(right), 1, -1) if right[:n] in t), "")
             at = t.find(ahead) if ahead else -1
             start = t.rfind(anchor, 0, at) + 1 if at > 0 and t.rfind(anchor, 0, at) >= 0 else start
+        aside = _ASIDE.match(t, start)  # an aside right after the anchor: 叶柄（petiole）有…
+        start = aside.end() if aside else start
     if right:
-        anchor = next((right[:n] for n in range(len(right), 1, -1) if right[:n] in t[start:]), "")
+        shortest = 1 if left else (len(right) if inverted else 2)
+        anchor = next((right[:n] for n in range(len(right), shortest - 1, -1) if right[:n] in t[start:]), "")
         if not anchor:
             return []
         end = t.index(anchor, start)
     if left and not right:
         stop = _CLAUSE.search(t, start)
+        if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
+            start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
+            stop = _CLAUSE.search(t, start)
         end = stop.start() if stop else len(t)
     if right and not left:
         stops = [m.end() for m in _CLAUSE.finditer(t, 0, end)]
@@ -332,10 +353,8 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     inner = raw.strip()
     span = inner.lstrip(_SPAN_LEAD)
     start += len(raw) - len(raw.lstrip()) + len(inner) - len(span)
-    question_grams = _bigrams(_norm(question))
-    novel = [ch for ch in _bigrams(_norm(span)) if len(ch) == 2 and ch not in question_grams]
     pronoun = span[:1] in _NOT_START
-    if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not (novel or len(span) == 1) or pronoun:
+    if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not _novel(question, span) or pronoun:
         return []
     return [(start, start + len(span), span)]
 

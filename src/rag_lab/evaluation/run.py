@@ -22,7 +22,6 @@ from rag_lab.evaluation.claims import claim_metrics, save_packages
 from rag_lab.evaluation.gate import evidence_set
 from rag_lab.evaluation.questions import load_questions
 from rag_lab.generation import Generator
-from rag_lab.neural import Embedder
 from rag_lab.records import Modality, Status
 from rag_lab.retrieval import query_once
 from rag_lab.retrieval.query import RETRIEVALS
@@ -116,12 +115,13 @@ def evaluate(
     packages: dict[str, dict[str, Any]] | None = None,
     save_packages_to: str | os.PathLike[str] | None = None,
     retrieval: str = "lexical",
-    embedder: Embedder | None = None,
+    embedder: Any = None,
 ) -> dict[str, Any]:
     """Run every question and build the report (keys documented in docs/evaluation.md).
 
     ``retrieval``: ``lexical`` (default) or ``fused`` (lexical + dense; the index must hold
-    vectors, ``rag-lab index ROOT --vectors``), as for ``query_once``; ``embedder`` its query model.
+    vectors, ``rag-lab index ROOT --vectors``), as for ``query_once``; ``embedder`` its query model
+    (a ``rag_lab.neural.Embedder``; evaluation does not import the neural layer itself).
 
     ``evidence``: a dict to fill with each question's evidence set (evaluation/gate.py).
     ``generator`` writes each answer's text (default: the composer). ``packages`` (from

@@ -177,6 +177,32 @@ def outcome(result: dict[str, Any], answers: Sequence[str]) -> str:
     return "partial" if any(text in a for a in answers) else "wrong"
 
 
+def miss_kind(root: Path, article_id: str, qa: dict[str, Any], result: dict[str, Any]) -> str:
+    """Why a dev question came out as it did (lexical): which sentence-level step failed."""
+    from rag_lab.answering.prose import support_check
+
+    out = outcome(result, qa["answers"])
+    with Index(root / ".rag_lab" / "index.sqlite") as index:
+        units = index.units_of_source(f"documents/{article_id}.md")
+        top = [c["evidence"] for c in rank(qa["question"], index, 5)[0]]
+    gold = [u for u in units if any(a in u["text"] for a in qa["answers"])]
+    gold_top = [u for u in top if u in gold]
+    checks = [support_check(qa["question"], u) for u in gold_top]
+    if out in ("correct", "partial"):
+        return out
+    if out == "wrong":
+        if not gold:
+            return "wrong: gold crosses sentences"
+        return "wrong: other sentence passed" + (" (gold passes too)" if any(c.ok for c in checks) else "")
+    if not gold:
+        return "refused: no single sentence holds the gold span"
+    if not gold_top:
+        return "refused: retrieval miss (no gold sentence in top 5)"
+    if any(c.problem == "answer_type" for c in checks):
+        return "refused: gold sentence fails answer type"
+    return "refused: gold sentence fails " + str(next((c.problem for c in checks if c.problem), "decision"))
+
+
 def ask(root: Path, question: str, mode: str, embedder: Any) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
     result = query_once(question, root, top_k=5, retrieval=mode, embedder=embedder)
@@ -286,6 +312,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "answers": qa["answers"], "outcome": outcome(result, qa["answers"]),
                            "reason": result["reason"], "answer": result["answer"], "message": result["message"],
                            "seconds": seconds}  # fmt: skip
+                    if split == "dev" and mode == "lexical":
+                        row["kind"] = miss_kind(single[article["id"]], article["id"], qa, result)
                     neg = ask(removed, qa["question"], mode, embedder)[0]
                     row["neg_removed"] = neg["status"] != "answered"
                     row["neg_removed_answer"] = neg["answer"]
@@ -324,6 +352,12 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
                 "neg_other_refused": round(sum(others) / len(others), 4) if others else None,
                 "query_p50_ms": round(statistics.median(r["seconds"] for r in part) * 1000, 1),
             }
+    dev = [r for r in rows if "kind" in r]
+    if dev:
+        kinds = sorted({r["kind"] for r in dev})
+        out["lexical/dev"]["breakdown"] = {
+            k: round(sum(r["kind"] == k for r in dev) / len(dev), 4) for k in kinds
+        }
     for mode in modes:
         for kind in sorted({r["type"] for r in rows}):
             part = [r for r in rows if r["mode"] == mode and r["type"] == kind]

@@ -64,10 +64,26 @@ class CachingEmbedder:
     """The shared model with a text → vector memo, so a sentence or question is embedded once
     per run although many small indexes and two retrieval modes use it."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache: Path | None = None) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._memo: dict[tuple[bool, str], Any] = {}
         self.seconds = 0.0
+        self.cache = cache  # a file outside the repo (vectors of third-party text are never kept in it)
+        if cache is not None and cache.exists():
+            with np.load(cache, allow_pickle=False) as saved:
+                for flag, text, row in zip(saved["query"], saved["text"], saved["rows"], strict=True):
+                    self._memo[(bool(flag), str(text))] = row
+
+    def save(self) -> None:
+        if self.cache is None or not self._memo:
+            return
+        keys = sorted(self._memo)
+        np.savez(
+            self.cache,
+            query=np.array([k[0] for k in keys]),
+            text=np.array([k[1] for k in keys]),
+            rows=np.stack([self._memo[k] for k in keys]),
+        )
 
     def _get(self, texts: Sequence[str], query: bool) -> Any:
         missing = [t for t in dict.fromkeys(texts) if (query, t) not in self._memo]
@@ -161,6 +177,32 @@ def outcome(result: dict[str, Any], answers: Sequence[str]) -> str:
     return "partial" if any(text in a for a in answers) else "wrong"
 
 
+def miss_kind(root: Path, article_id: str, qa: dict[str, Any], result: dict[str, Any]) -> str:
+    """Why a dev question came out as it did (lexical): which sentence-level step failed."""
+    from rag_lab.answering.prose import support_check
+
+    out = outcome(result, qa["answers"])
+    with Index(root / ".rag_lab" / "index.sqlite") as index:
+        units = index.units_of_source(f"documents/{article_id}.md")
+        top = [c["evidence"] for c in rank(qa["question"], index, 5)[0]]
+    gold = [u for u in units if any(a in u["text"] for a in qa["answers"])]
+    gold_top = [u for u in top if u in gold]
+    checks = [support_check(qa["question"], u) for u in gold_top]
+    if out in ("correct", "partial"):
+        return out
+    if out == "wrong":
+        if not gold:
+            return "wrong: gold crosses sentences"
+        return "wrong: other sentence passed" + (" (gold passes too)" if any(c.ok for c in checks) else "")
+    if not gold:
+        return "refused: no single sentence holds the gold span"
+    if not gold_top:
+        return "refused: retrieval miss (no gold sentence in top 5)"
+    if any(c.problem == "answer_type" for c in checks):
+        return "refused: gold sentence fails answer type"
+    return "refused: gold sentence fails " + str(next((c.problem for c in checks if c.problem), "decision"))
+
+
 def ask(root: Path, question: str, mode: str, embedder: Any) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
     result = query_once(question, root, top_k=5, retrieval=mode, embedder=embedder)
@@ -213,7 +255,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.neural:
         from rag_lab.neural import require_embedder
 
-        embedder = CachingEmbedder(require_embedder())
+        embedder = CachingEmbedder(
+            require_embedder(), Path(args.vector_cache) if args.vector_cache else None
+        )
         modes.append("fused")
     report: dict[str, Any] = {"articles": len(articles), "questions": sum(len(a["qas"]) for a in articles)}
     with tempfile.TemporaryDirectory(prefix="bench-cmrc-") as tmp:
@@ -232,6 +276,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.perf_counter()
             build_index(whole, vectors=True, embedder=embedder)
             vectors_s = time.perf_counter() - started
+            embedder.save()
             with Index(whole / ".rag_lab" / "index.sqlite") as index:
                 report["index"]["vector_units"] = index.config["vectors"]["units"]
             report["index"].update(vectors_s=round(vectors_s, 1), vectors_x=round(vectors_s / floor, 1))
@@ -267,6 +312,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "answers": qa["answers"], "outcome": outcome(result, qa["answers"]),
                            "reason": result["reason"], "answer": result["answer"], "message": result["message"],
                            "seconds": seconds}  # fmt: skip
+                    if split == "dev" and mode == "lexical":
+                        row["kind"] = miss_kind(single[article["id"]], article["id"], qa, result)
                     neg = ask(removed, qa["question"], mode, embedder)[0]
                     row["neg_removed"] = neg["status"] != "answered"
                     row["neg_removed_answer"] = neg["answer"]
@@ -276,8 +323,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         )
                     rows.append(row)
         report["answering"] = summarise(rows, modes)
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         if embedder is not None:
             report["embedding_s"] = round(embedder.seconds, 1)
+            embedder.save()
         if args.show_failures:
             show_failures(rows, args.show_failures)
     return report
@@ -302,6 +352,12 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
                 "neg_other_refused": round(sum(others) / len(others), 4) if others else None,
                 "query_p50_ms": round(statistics.median(r["seconds"] for r in part) * 1000, 1),
             }
+    dev = [r for r in rows if "kind" in r]
+    if dev:
+        kinds = sorted({r["kind"] for r in dev})
+        out["lexical/dev"]["breakdown"] = {
+            k: round(sum(r["kind"] == k for r in dev) / len(dev), 4) for k in kinds
+        }
     for mode in modes:
         for kind in sorted({r["type"] for r in rows}):
             part = [r for r in rows if r["mode"] == mode and r["type"] == kind]
@@ -338,6 +394,12 @@ def main() -> None:
     parser.add_argument(
         "--show-failures", type=int, default=0, metavar="N", help="print N dev failures of each kind"
     )
+    parser.add_argument(
+        "--vector-cache",
+        metavar="FILE.npz",
+        help="keep embeddings between runs in FILE (outside the repo; index times then exclude embedding)",
+    )
+    parser.add_argument("--rows", metavar="FILE", help="write every question's outcome to FILE (outside the repo)")
     report = run(parser.parse_args())
     print(json.dumps(report, ensure_ascii=False, indent=2))
 

@@ -306,7 +306,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     sets: dict[str, Any] = {}  # the evidence sets of the first generator's run (release gate)
     reports = []
     for number, generator in enumerate(_generators(args)):
-        options: dict[str, Any] = {"generator": generator, "packages": packages}
+        options: dict[str, Any] = {"generator": generator, "packages": packages, "retrieval": args.retrieval}
         if number == 0:
             options["evidence"] = sets
             if args.save_packages:
@@ -517,6 +517,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-packages", metavar="FILE", help="write each question's trace (fixed evidence) to FILE")
     p.add_argument(
         "--packages", metavar="FILE", help="replay the saved packages of FILE instead of retrieving (no re-ranking)"
+    )
+    p.add_argument(
+        "--retrieval",
+        choices=("lexical", "fused"),
+        default="lexical",
+        help="lexical (BM25, default) or fused with dense vectors (ROOT indexed with --vectors; "
+        "--demo/--demo-prose index their copy with vectors); needs [neural]",
     )
     _principal_options(p)
     p.set_defaults(func=cmd_eval)

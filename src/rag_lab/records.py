@@ -75,6 +75,8 @@ SUPPORT_SCOPE = "complete_current_subject_field_source_set"
 VISIBLE_SUPPORT_SCOPE = "complete_current_visible_subject_field_source_set"
 IMAGE_SUPPORT_SCOPE = "complete_current_image_attribute_set"
 PROSE_SUPPORT_SCOPE = "retrieved_sentences_passing_support_check"
+#: a prose answer over an index: also its conflict audit (lexical top 50, retrieval/prose_audit.py)
+PROSE_AUDIT_SUPPORT_SCOPE = "retrieved_and_lexical_top_50_sentences_passing_support_check"
 
 #: Fields kept in the index as data but never returned as an answer value.
 DEFAULT_RESERVED_FIELDS: frozenset[str] = frozenset({"原文", "性质", "版本说明", "权限"})

@@ -37,7 +37,7 @@ def test_answers_with_a_verbatim_sentence_that_reconstructs_from_its_span(tmp_pa
     assert text[cite["span"][0] : cite["span"][1]] == result["answer"]
     span = result["slots"][0]["answer_span"]
     assert span["text"] == "2024年9月1日" and text[span["span"][0] : span["span"][1]] == "2024年9月1日"
-    assert result["support_scope"] == "retrieved_sentences_passing_support_check"
+    assert result["support_scope"] == "retrieved_and_lexical_top_50_sentences_passing_support_check"
     check = next(s for s in result["trace"]["events"] if s["step"] == "support_check")
     assert check["status"] == "answered"
     assert [c["evidence_id"] for c in check["checks"] if c["ok"]] == [cite["evidence_id"]]
@@ -151,3 +151,50 @@ def test_an_added_or_changed_txt_file_makes_the_index_stale(tmp_path: Path) -> N
     (root / "documents" / "more.txt").write_text("新馆共有120个座位。\n", encoding="utf-8")
     result = query_once("新馆什么时候开放？", root)
     assert result["reason"] == "index_stale" and "documents/more.txt" in result["message"]
+
+
+CONFLICT_FILES = {
+    "a.md": "# 简报\n\n新馆共有120个座位。\n",
+    "b.md": "# 通知\n\n据最新统计，新馆目前共有150个座位，另有站位。\n",
+    "c.md": "# 新馆\n\n新馆共有120个座位。欢迎读者。\n",
+}
+
+
+def test_a_conflict_beyond_the_top_k_is_found_by_the_audit(tmp_path: Path) -> None:
+    root = corpus(tmp_path, CONFLICT_FILES)
+    result = query_once("新馆有多少个座位？", root, top_k=1)
+    retrieved = next(e for e in result["trace"]["events"] if e["step"] == "retrieve")
+    shown = [c["evidence"]["source"] for c in retrieved["candidates"]]
+    assert len(shown) == 1 and "b.md" not in str(retrieved)  # the 150 sentence was not retrieved …
+    assert (result["status"], result["reason"]) == ("refused", "conflicting_evidence")  # … the audit found it
+    assert [s["values"] for s in result["slots"][0]["sides"]] == [["120个"], ["150个"]]
+    assert "documents/b.md" in {c["source"] for c in result["citations"]}
+    audit_verified = [e for e in result["trace"]["events"] if e["step"] == "verify" and e["purpose"] == "prose_audit"]
+    assert {e["source"] for e in audit_verified} >= {"documents/b.md"}  # verified before it counted
+    assert result["support_scope"] == "retrieved_and_lexical_top_50_sentences_passing_support_check"
+
+
+def test_the_audit_is_bounded_and_agreeing_or_hidden_sentences_do_not_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rag_lab.retrieval.prose_audit as prose_audit
+    from rag_lab.data.access import Principal
+
+    agreeing = {k: v for k, v in CONFLICT_FILES.items() if k != "b.md"}
+    root = corpus(tmp_path / "agree", agreeing)
+    assert query_once("新馆有多少个座位？", root, top_k=1)["status"] == "answered"  # c.md agrees
+    root = corpus(tmp_path / "hidden", {**CONFLICT_FILES, "b.md": "权限：hr\n\n" + CONFLICT_FILES["b.md"]})
+    bob = Principal("bob", frozenset({"staff"}))
+    seen_by_bob = query_once("新馆有多少个座位？", root, top_k=1, principal=bob)
+    assert seen_by_bob["status"] == "answered" and "b.md" not in str(seen_by_bob)
+    # the pool is a fixed number of units: with a pool of one the 150 sentence is not reached
+    root = corpus(tmp_path / "bounded", CONFLICT_FILES)
+    monkeypatch.setattr(prose_audit, "AUDIT_POOL", 1)
+    assert query_once("新馆有多少个座位？", root, top_k=1)["status"] == "answered"
+
+
+def test_an_audited_sentence_outside_its_validity_window_does_not_conflict(tmp_path: Path) -> None:
+    old = "生效日期：2020-01-01\n失效日期：2023-01-01\n\n据最新统计，新馆目前共有150个座位，另有站位。\n"
+    root = corpus(tmp_path, {**CONFLICT_FILES, "b.md": old})
+    result = query_once("新馆有多少个座位？", root, top_k=1, as_of=date(2024, 1, 1))
+    assert (result["status"], result["answer"]) == ("answered", "新馆共有120个座位。")

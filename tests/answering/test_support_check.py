@@ -100,3 +100,124 @@ def test_definition_questions_need_a_defining_sentence() -> None:
 def test_reason_questions_need_a_cause_word() -> None:
     assert support_check("为什么畜牧业发达？", sentence("日照长，因此畜牧业发达。")).ok
     assert support_check("为什么畜牧业发达？", sentence("当地畜牧业发达。")).problem == "answer_type"
+
+
+def test_the_word_after_an_interrogative_names_the_answers_kind_not_a_term() -> None:
+    from rag_lab.answering.prose import answer_heads
+
+    assert answer_heads("他在馆里担任过哪些职务？") == ["职务"]
+    assert content_terms("他在馆里担任过哪些职务？") == ["他", "馆里担任"]
+    # 在哪些 is a determiner, not 在哪 (a place word) leaving 些 behind
+    assert content_terms("这种鸟分布在哪些地区？") == ["种鸟分布"]
+    # a type word that starts with a determiner stays one word (哪一年 is not 哪一 + 年回)
+    assert answer_heads("他在哪一年回到学校？") == []
+    assert content_terms("他在哪一年回到学校？") == ["他", "回", "学校"]
+    unit = sentence("张伟曾任图书馆馆长、档案室主任等职。", title="张伟")
+    assert support_check("张伟曾任什么职务？", unit).ok
+    # without the rule 职务 would be missing although the sentence lists the posts
+    assert support_check("张伟曾任什么职务？", sentence("张伟曾任图书馆馆长。", title="张伟")).missing == ()
+
+
+def test_a_run_is_cut_where_the_title_names_part_of_it() -> None:
+    # 王家瑞担任 under the title 王家瑞: 担任 must be in the sentence itself
+    title = "王家瑞"
+    assert support_check("1973年王家瑞担任什么职务？", sentence("1973年加入中国共产党。", title=title)).missing == (
+        "担任",
+    )
+    assert support_check("1973年王家瑞担任什么职务？", sentence("1973年担任邮局职员。", title=title)).ok
+
+
+def test_the_best_supported_passing_sentence_answers_rank_breaks_ties() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    def unit(n: int, text: str) -> dict:
+        return {
+            **sentence(text, title="峡谷"), "evidence_id": f"e{n}", "sha256": "s", "source": "a.md",
+            "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000],
+        }  # fmt: skip
+
+    weaker = unit(1, "帕特纳峡谷全长702米。")  # ranked first, passes with 5 of the 6 bigrams
+    stronger = unit(2, "帕特纳赫峡谷全长702米，深80米。")
+    question = "帕特纳赫峡谷全长多少米？"
+    assert support_check(question, weaker).ok and support_check(question, weaker).coverage < 1
+    decision = decide_prose(question, [weaker, stronger], [], date(2024, 1, 1))
+    assert decision is not None and decision.answer == stronger["text"]
+
+
+def test_a_month_alone_is_a_date() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.DATE, "花期从10月起至翌年5~6月，三月下旬结果")] == [
+        "10月", "6月", "三月下旬",
+    ]  # fmt: skip
+    assert typed_values(AnswerType.DATE, "历时三个月") == []  # a duration, not a month
+
+
+def test_a_sentence_that_says_nothing_the_question_asks_about_fails() -> None:
+    # every term is in the title, so only the sentence's own words can show it is about the question
+    unit = sentence("全书共分三卷。", title="王爱爱")
+    assert support_check("王爱爱有什么美誉？", unit).problem == "terms"
+    assert support_check("王爱爱有什么美誉？", sentence("王爱爱有晋剧皇后之美誉。", title="王爱爱")).ok
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "span"),
+    [
+        ("耶律乞奴被谁所杀？", "耶律乞奴战败，东渡鸭绿江，被耶律金山所杀。", "耶律金山"),  # both sides anchor
+        ("魏绛引退后，谁担任魏氏领袖？", "魏绛引退后，魏舒担任魏氏领袖。", "魏舒"),  # the gap opens its clause
+        ("行政权名义上属于谁？", "行政权名义上属于君主，由总督代理执行。", "君主"),  # the gap ends its clause
+        ("叶盛茂毕业于哪所大学？", "毕业于国立中兴大学，后任处长。", "国立中兴大学"),  # 哪所 + head 大学
+        ("杨瑛得知下落后做了什么？", "杨瑛得知下落后前往天牢救人。", "前往天牢救人"),  # 做 is a pro-verb
+    ],
+)
+def test_aligned_span_is_the_text_where_the_question_word_stands(question: str, text: str, span: str) -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    [(start, end, value)] = aligned_span(question, text)
+    assert value == span and text[start:end] == span
+
+
+def test_no_aligned_span_when_an_anchor_is_missing_or_the_gap_says_nothing_new() -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    assert aligned_span("耶律乞奴被谁所杀？", "耶律乞奴战败，东渡鸭绿江。") == []  # no 所杀
+    assert aligned_span("行政权属于谁？", "行政权属于，由总督代理。") == []  # an empty gap
+    assert aligned_span("耶律厮不被谁所杀？", "耶律厮不被其下所杀。") == []  # a pronoun refers, it does not name
+
+
+def test_an_untyped_question_with_a_question_word_needs_the_aligned_span() -> None:
+    unit = sentence("他在生物研究中常被用来抑制蛋白质合成。", title="放线菌酮")
+    assert support_check("放线菌酮在生物研究中常被用来做什么？", unit).ok
+    # the same words, but nothing stands where 做什么 asks: refused as missing the answer
+    other = sentence("放线菌酮常被用来研究，在生物研究中很常见。", title="放线菌酮")
+    assert support_check("放线菌酮在生物研究中常被用来做什么？", other).problem == "answer_type"
+    # 怎么/如何 questions have no slot to align: two new characters are enough, as before
+    assert support_check("研讨间怎么预约？", sentence("研讨间需要提前一天在网上预约。")).ok
+
+
+def test_an_aligned_span_leaves_off_a_preposition_and_refuses_a_mid_phrase_start() -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    assert [v for _, _, v in aligned_span("大果西番莲分布在什么地区？", "大果西番莲分布于热带美洲。")] == ["热带美洲"]
+    assert aligned_span("帕特纳赫峡谷有什么？", "从1912年起，帕特纳赫峡谷也开发为旅游胜地。") == []  # 也…
+    assert aligned_span("椭球坐标的标度因子是什么？", "为了简化标度因子的计算。") == []  # 的计算 starts inside a phrase
+
+
+def test_a_calendar_year_is_not_a_quantity() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "从1912年起，长702米，历时30年")] == ["702米", "30年"]
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "span"),
+    [
+        ("它的启动口令是什么？", "“卡基达(Kaji Dha)”是它的启动口令，加勒特受它影响。", "“卡基达(Kaji Dha)”"),  # Z是X
+        ("这种树的叶柄有什么特点？", "其叶柄（petiole）有四到六个腺体。", "有四到六个腺体"),  # an aside is skipped
+        ("联盟从事的议题有哪些？", "联盟从事的议题有：法律、水资源、废弃物。", "法律"),  # after the colon
+        ("龙胆在秋季开什么颜色的花？", "秋季开蓝紫色花，聚伞花序顶生。", "蓝紫色"),  # a one-character right side
+    ],
+)
+def test_aligned_span_inversion_asides_and_colons(question: str, text: str, span: str) -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    [(start, end, value)] = aligned_span(question, text)
+    assert value == span and text[start:end] == span

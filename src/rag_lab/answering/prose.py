@@ -15,8 +15,11 @@ retrieved ones), all already verified against their files by the caller, and ret
 4. passing units are grouped by source bytes (sha256): copies of the same bytes are one
    independent source. For a typed question (number, date, name, place) two independent
    sources whose typed values share nothing → ``conflicting_evidence``, citing every side;
-5. otherwise ``answered`` with the best-ranked passing sentence of the context, citing every
-   passing unit that agrees with it.
+5. a typed answer and an audited unit (``audit``: the bounded conflict audit past the top k,
+   retrieval/prose_audit.py) from other bytes passing with values that share nothing with the
+   answer's → ``conflicting_evidence``;
+6. otherwise ``answered`` with the best-supported passing sentence of the context (coverage,
+   then own share; rank breaks ties), citing every passing unit that agrees with it.
 """
 
 from __future__ import annotations
@@ -41,9 +44,9 @@ from rag_lab.records import Reason, Status, Unit
 
 PROSE_KINDS = ("sentence", "table_row")
 #: share of the question's content bigrams found in the sentence + its title/headings/caption
-COVERAGE_MIN = 0.75
+COVERAGE_MIN = 0.8
 #: share of the content bigrams *not* found in the title/headings that the sentence itself has
-OWN_MIN = 0.5
+OWN_MIN = 0.6
 #: a sentence answering an untyped question must say at least this many characters the question does not
 NOVEL_MIN = 2
 STOP_WORDS = (
@@ -65,6 +68,19 @@ _REMOVE = sorted(
     reverse=True,
 )
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
+#: interrogative determiners: the word right after one names the *kind* of the answer (什么职务,
+#: 哪些地区, 哪个球队), which the answering sentence names by an instance, not by that word
+WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
+#: after 哪: an optional numeral and classifier (哪些, 哪个, 哪一种, 哪两条, 哪张)
+_WH_MEASURE = "[一两二三四五六七八九十几]*[些个种类位项部所家条座支只本张首件名届次场门]?"
+#: a head holds none of these (什么是X, 什么的药物, 哪些洲有过)
+_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有过而来去"
+_HEAD_CHAR = rf"[^\W\d_{_NOT_HEAD}]"
+#: the head: two characters, or up to three when the question's run ends there (哪两个运动员)
+_WH_HEAD = re.compile(
+    "(?:" + "|".join(re.escape(w) + (_WH_MEASURE if w == "哪" else "") for w in WH_DETERMINERS) + ")"
+    + rf"({_HEAD_CHAR}(?:{_HEAD_CHAR}(?!\w)|{_HEAD_CHAR}{{2}}(?!\w)|{_HEAD_CHAR})?)?"
+)
 _RUN = re.compile(r"\w+")
 _STRICT = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
 
@@ -73,10 +89,29 @@ def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+_WH_TYPE_RE = re.compile(
+    "(?:"
+    + "|".join(
+        re.escape(w)
+        for w in sorted({w for _, ws in TYPE_WORDS for w in ws}, key=len, reverse=True)
+        if any(d in w for d in WH_DETERMINERS)
+    )
+    + ")(?![一两二三四五六七八九十几些个种类位项部所家条座支只本张首件名届次场门])"  # 在哪些 is 在 + 哪些
+)
+
+
+def answer_heads(question: str) -> list[str]:
+    """The words (one or two characters) right after an interrogative determiner
+    (``WH_DETERMINERS``): 职务 in 担任过什么职务, 地区 in 分布在哪些地区. They say what kind of
+    thing the answer is, so they are not content terms the sentence must repeat."""
+    return [m.group(1) for m in _WH_HEAD.finditer(_WH_TYPE_RE.sub(" ", _norm(question))) if m.group(1)]
+
+
 def content_terms(question: str) -> list[str]:
-    """The question's content terms: its word runs after removing question, stop and meta words
+    """The question's content terms: its word runs after removing interrogative determiners with
+    the answer's kind after them (``answer_heads``), then question, stop and meta words
     (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _REMOVE_RE.sub(" ", _norm(question))
+    stripped = _REMOVE_RE.sub(" ", _WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
     terms: list[str] = []
     for run in _RUN.findall(stripped):
         if run not in terms:
@@ -91,6 +126,28 @@ def _bigrams(text: str) -> set[str]:
         grams.update(run[i : i + 2] for i in range(len(run) - 1))
         grams.update(run)
     return grams
+
+
+def _split_by_context(terms: list[str], context: str) -> tuple[list[str], list[str]]:
+    """Each term cut into the parts its context (title, headings…) says — the longest substrings
+    of two or more characters found there, left to right — and the pieces between them, which
+    the sentence must cover on their own (王家瑞担任 under the title 王家瑞 → 王家瑞 | 担任)."""
+    named: list[str] = []
+    pieces: list[str] = []
+    for term in terms:
+        i, current = 0, ""
+        while i < len(term):
+            length = next((n for n in range(len(term) - i, 1, -1) if term[i : i + n] in context), 0)
+            if length:
+                named.append(term[i : i + length])
+                if current:
+                    pieces.append(current)
+                current, i = "", i + length
+            else:
+                current, i = current + term[i], i + 1
+        if current:
+            pieces.append(current)
+    return named, pieces
 
 
 def _term_grams(term: str) -> set[str]:
@@ -150,26 +207,32 @@ def support_check(question: str, unit: Unit) -> Support:
     kind, _word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
-    own_grams, context_grams = _bigrams(_norm(text)), _bigrams(_norm(unit_context(unit)))
-    grams = set().union(*(_term_grams(t) for t in terms)) if terms else set()
+    context = _norm(unit_context(unit))
+    own_grams, context_grams = _bigrams(_norm(text)), _bigrams(context)
+    named, pieces = _split_by_context(terms, context)
+    grams = set().union(*(_term_grams(t) for t in named + pieces)) if terms else set()
     in_context = {g for g in grams if g in context_grams}
     hit = {g for g in grams if g in own_grams} | in_context
     coverage = len(hit) / len(grams) if grams else 0.0
     rest = grams - in_context
     own = len(rest & own_grams) / len(rest) if rest else 1.0
-    covered = tuple(t for t in terms if len(_term_grams(t) & hit) * 2 >= len(_term_grams(t)))
-    missing = tuple(t for t in terms if t not in covered)
+    covered = tuple(t for t in named + pieces if len(_term_grams(t) & hit) * 2 >= len(_term_grams(t)))
+    missing = tuple(t for t in pieces if t not in covered)
     haystack = _norm(text) + " " + _norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
     question_n = _norm(question)
     values = tuple(v for v in typed_values(kind, text) if _norm(v[2]) not in question_n)
+    if not values and kind in ALIGNED_TYPES:  # no name/place pattern: the span where the question's gap is
+        values = tuple(aligned_span(question, text))
 
     def result(ok: bool, problem: str | None) -> Support:
         return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem)
 
     if not grams:
         return result(False, "no_terms")
-    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN:
+    # the sentence itself must say something the question asks about, not only the title
+    mentions = bool(grams & own_grams) or any(_norm(h) in _norm(text) for h in answer_heads(question))
+    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
         return result(False, "terms")
     if kind == AnswerType.DEFINITION:
         term = defined_term(question)
@@ -190,7 +253,110 @@ def support_check(question: str, unit: Unit) -> Support:
         and _norm(text)[i : i + 2] not in question_grams
         and (i == 0 or _norm(text)[i - 1 : i + 1] not in question_grams)
     )
-    return result(novel >= NOVEL_MIN, None if novel >= NOVEL_MIN else "answer_type")
+    slot = _WH_AT.search(question_n) is not None
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned_span(question, text)))
+    return result(ok_, None if ok_ else "answer_type")
+
+
+#: answer types whose value may also be found by aligning the question with the sentence
+ALIGNED_TYPES = (AnswerType.NAME, AnswerType.PLACE)
+#: longest aligned span, in code points
+ALIGNED_MAX = 40
+_CLAUSE = re.compile(r"[，,；;：:。！？!?、]")
+_TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
+_LEADING = "的是了"
+_ASIDE = re.compile(r"\s*[（(][^（()）]{0,40}[)）]")
+#: an aligned span starting with one of these refers back instead of naming (其下, 他), or starts
+#: inside a phrase rather than at one (的计算, 也开发为…, 于肃宗二年…, （学名)
+_NOT_START = "其他她它牠这那该此的也就都而且及和与或（("
+#: left off the start of an aligned span: the sentence's own preposition or copula (分布于热带美洲)
+_SPAN_LEAD = "于在是为对把被将着了过"
+_WH_AT = re.compile(
+    "|".join(re.escape(w) for _, ws in TYPE_WORDS for w in ws)
+    + "|谁|" + _WH_HEAD.pattern
+)
+
+
+def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
+    """The span of ``text`` standing where the question's interrogative stands: the question is
+    cut at its first question word (its clause on each side: up to a comma, colon or stop);
+    the longest end of the left side (two or more characters, or one when the right side also
+    anchors; a trailing 了/过/的/是/着 may be left off) and the longest start of the right side found in the sentence, in that order,
+    enclose the span (被谁所杀 → 被耶律金山所杀 → 耶律金山). With the question word at the end
+    of its clause the span runs from the left anchor to the next punctuation; at its start,
+    from the previous punctuation to the right anchor; a span that would cross punctuation keeps
+    the clause next to the right anchor (or, without one, the left). The span must be 1–``ALIGNED_MAX``
+    characters (a leading 于/在/是/为/对/把/被/将/着/了/过 left off), hold no punctuation, not start
+    with a pronoun (其他她它这那该此), a function word (的也就都而且及和与或) or an
+    opening bracket, and say something the question does not. Empty when any
+    part is not found. Offsets are code points of ``text``."""
+    q = _norm(question).rstrip("？?。.！! ")
+    t = _norm(text)
+    found = _WH_AT.search(q)
+    if found is None or len(t) != len(text):
+        return []
+    left = _CLAUSE.split(q[: found.start()])[-1]
+    right = _CLAUSE.split(q[found.end() :])[0].lstrip(_LEADING)
+    spans = _align(question, text, t, left, right)
+    if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
+        spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
+    return spans
+
+
+def _novel(question: str, span: str) -> bool:
+    question_grams = _bigrams(_norm(question))
+    return len(span) == 1 or any(len(g) == 2 and g not in question_grams for g in _bigrams(_norm(span)))
+
+
+def _align(
+    question: str, text: str, t: str, left: str, right: str, inverted: bool = False
+) -> list[tuple[int, int, str]]:
+    start, end = 0, len(t)
+    if left:
+        shortest = 1 if right else 2  # one character only when the right side also anchors
+        anchor = ""
+        for stripped in (left, left.rstrip(_TRAILING)):
+            anchor = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
+            if anchor:
+                break
+        if not anchor:
+            return []
+        start = t.index(anchor) + len(anchor)
+        if len(anchor) == 1 and right:  # the occurrence nearest before the right side's start
+            ahead = next((right[:n] for n in range(len(right), 1, -1) if right[:n] in t), "")
+            at = t.find(ahead) if ahead else -1
+            start = t.rfind(anchor, 0, at) + 1 if at > 0 and t.rfind(anchor, 0, at) >= 0 else start
+        aside = _ASIDE.match(t, start)  # an aside right after the anchor: 叶柄（petiole）有…
+        start = aside.end() if aside else start
+    if right:
+        shortest = 1 if left else (len(right) if inverted else 2)
+        anchor = next((right[:n] for n in range(len(right), shortest - 1, -1) if right[:n] in t[start:]), "")
+        if not anchor:
+            return []
+        end = t.index(anchor, start)
+    if left and not right:
+        stop = _CLAUSE.search(t, start)
+        if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
+            start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
+            stop = _CLAUSE.search(t, start)
+        end = stop.start() if stop else len(t)
+    if right and not left:
+        stops = [m.end() for m in _CLAUSE.finditer(t, 0, end)]
+        start = stops[-1] if stops else 0
+    crossing = _CLAUSE.search(t, start, end)
+    if crossing is not None:  # keep the clause next to the anchor that closes the span
+        if right:
+            start = [m.end() for m in _CLAUSE.finditer(t, start, end)][-1]
+        else:
+            end = crossing.start()
+    raw = text[start:end]
+    inner = raw.strip()
+    span = inner.lstrip(_SPAN_LEAD)
+    start += len(raw) - len(raw.lstrip()) + len(inner) - len(span)
+    pronoun = span[:1] in _NOT_START
+    if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not _novel(question, span) or pronoun:
+        return []
+    return [(start, start + len(span), span)]
 
 
 @dataclass
@@ -216,8 +382,14 @@ def _value_set(support: Support) -> frozenset[str]:
     return frozenset(_norm(v) for _, _, v in support.values)
 
 
-def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: date) -> ProseDecision | None:
-    """The decision on a prose question (module docstring); None when no candidate is prose."""
+def decide_prose(
+    question: str, kept: list[Unit], others: list[Unit], as_of: date, audit: list[Unit] | None = None
+) -> ProseDecision | None:
+    """The decision on a prose question (module docstring); None when no candidate is prose.
+
+    ``audit``: further prose units (the conflict audit, retrieval/prose_audit.py), verified by
+    the caller; they never answer, but one that passes the check with values disjoint from the
+    answer's, from other bytes, makes the decision ``conflicting_evidence``."""
     ranked = [(u, True) for u in kept] + [(u, False) for u in others]
     prose = [(u, in_ctx) for u, in_ctx in ranked if u.get("kind") in PROSE_KINDS]
     if not prose:
@@ -234,6 +406,16 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
         {"evidence_id": u["evidence_id"], "in_context": c, **s.as_dict()} for u, c, s in checked
     ]
     passing = [(u, c, s) for u, c, s in checked if s.ok]
+    seen = {u["evidence_id"] for u, _c in prose}
+    audited = [
+        (u, support_check(question, u))
+        for u in audit or []
+        if u.get("kind") in PROSE_KINDS and u["evidence_id"] not in seen and _in_window(u, as_of)
+    ]
+    decision.checks += [
+        {"evidence_id": u["evidence_id"], "in_context": False, "audit": True, **s.as_dict()}
+        for u, s in audited
+    ]
     if not passing:
         decision.message = _what_is_missing(question, [s for _, _, s in checked])
         return decision
@@ -242,17 +424,27 @@ def decide_prose(question: str, kept: list[Unit], others: list[Unit], as_of: dat
         decision.reason = Reason.EXCLUDED_BY_BUDGET
         decision.message = "A retrieved passage supports an answer but did not fit the context budget."
         return decision
-    best_unit, best = in_context[0]
+    # the best-supported passing sentence of the context; rank only breaks ties
+    best_unit, best = min(
+        enumerate(in_context), key=lambda item: (-item[1][1].coverage, -item[1][1].own, item[0])
+    )[1]
     by_source: dict[str, tuple[Unit, Support]] = {}
     for unit, _c, support in passing:
         by_source.setdefault(str(unit["sha256"]), (unit, support))
     decision.independent = len(by_source)
     typed = best.answer_type != AnswerType.NONE
     agree = {sha for sha, (_u, s) in by_source.items() if not typed or _value_set(s) & _value_set(best)}
-    if typed and len(agree) < len(by_source):
+    # audited sentences from other bytes that pass the check and share no value with the answer
+    disagreeing: list[tuple[Unit, bool, Support]] = []
+    for unit, support in audited:
+        sha = str(unit["sha256"])
+        other = typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best)
+        if other and all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
+            disagreeing.append((unit, False, support))
+    if typed and (len(agree) < len(by_source) or disagreeing):
         decision.reason = Reason.CONFLICTING_EVIDENCE
         sides: dict[frozenset[str], list[Unit]] = {}
-        for unit, _c, support in passing:
+        for unit, _c, support in passing + disagreeing:
             sides.setdefault(_value_set(support), []).append(unit)
         decision.sides = [
             {

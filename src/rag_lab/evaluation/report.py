@@ -63,7 +63,8 @@ def render_comparison(reports: list[dict[str, Any]]) -> str:
 
 def render_report(report: dict[str, Any]) -> str:
     lines = [
-        f"question set: {report['questions']}  ({report['total']} questions, {report['ok']} as expected)",
+        f"question set: {report['questions']}  ({report['total']} questions, {report['ok']} as expected)"
+        + (f"  retrieval: {report['retrieval']}" if report.get("retrieval", "lexical") != "lexical" else ""),
         f"answerable coverage : {_share(report['answerable_coverage'])}  ({report['answerable']} answerable)",
         f"answer accuracy     : {_share(report['answer_accuracy'])}",
         f"correct refusals    : {report['correct_refusals']['total']} of {report['expected_refusals']} "

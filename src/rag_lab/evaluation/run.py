@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
-from rag_lab.errors import QuestionSetError
+from rag_lab.errors import ConfigError, QuestionSetError
 from rag_lab.evaluation.citations import recheck
 from rag_lab.evaluation.claims import claim_metrics, save_packages
 from rag_lab.evaluation.gate import evidence_set
@@ -24,6 +24,7 @@ from rag_lab.evaluation.questions import load_questions
 from rag_lab.generation import Generator
 from rag_lab.records import Modality, Status
 from rag_lab.retrieval import query_once
+from rag_lab.retrieval.query import RETRIEVALS
 
 STATUSES = [s.value for s in Status]
 ANSWERING = {Status.ANSWERED.value, Status.PARTIAL.value}
@@ -113,14 +114,22 @@ def evaluate(
     generator: Generator | None = None,
     packages: dict[str, dict[str, Any]] | None = None,
     save_packages_to: str | os.PathLike[str] | None = None,
+    retrieval: str = "lexical",
+    embedder: Any = None,
 ) -> dict[str, Any]:
     """Run every question and build the report (keys documented in docs/evaluation.md).
+
+    ``retrieval``: ``lexical`` (default) or ``fused`` (lexical + dense; the index must hold
+    vectors, ``rag-lab index ROOT --vectors``), as for ``query_once``; ``embedder`` its query model
+    (a ``rag_lab.neural.Embedder``; evaluation does not import the neural layer itself).
 
     ``evidence``: a dict to fill with each question's evidence set (evaluation/gate.py).
     ``generator`` writes each answer's text (default: the composer). ``packages`` (from
     :func:`~rag_lab.evaluation.claims.load_packages`) replays each question's saved trace
     instead of retrieving; ``save_packages_to`` writes this run's traces as such a file.
     """
+    if retrieval not in RETRIEVALS:  # said once, before any question runs
+        raise ConfigError(f"retrieval {retrieval!r} is not one of {', '.join(RETRIEVALS)}")
     base = Path(root)
     done: list[tuple[str, dict[str, Any]]] = []
     rows, cite_total, cite_valid, cite_support, cite_answered = [], 0, 0, 0, 0
@@ -139,6 +148,8 @@ def evaluate(
                 as_of=date.fromisoformat(item["as_of"]) if "as_of" in item else None,
                 principal=principal,
                 generator=generator,
+                retrieval=retrieval,
+                embedder=embedder,
             )
         done.append((item["id"], result))
         counters.update(result["trace"]["counters"])
@@ -161,6 +172,7 @@ def evaluate(
                 cite_answered += 1
                 cite_support += _supports(cite, recheck(base, cite)[1], slot)
     report = _report(name, rows, cite_total, cite_valid, invalid, cite_answered, cite_support, counters)
+    report["retrieval"] = "replayed packages" if packages is not None else retrieval
     report["claims"] = claim_metrics(generator.name if generator else "composer", [r for _, r in done])
     if save_packages_to is not None:
         save_packages(save_packages_to, done)
@@ -290,7 +302,8 @@ def evaluate_file(
 
 def evaluate_demo(*, prose: bool = False, **options: Any) -> dict[str, Any]:
     """The shipped question set on a fresh copy of the demo corpus (``prose``: the prose demo;
-    ``options`` as for :func:`evaluate`)."""
+    ``options`` as for :func:`evaluate`; with ``retrieval="fused"`` the copy is indexed with
+    vectors)."""
     from rag_lab.demo import corpus_path, prose_corpus_path, prose_questions_path, questions_path
     from rag_lab.index import build_index
 
@@ -298,6 +311,7 @@ def evaluate_demo(*, prose: bool = False, **options: Any) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rag-lab-eval-") as tmp:
         root = Path(tmp) / "corpus"
         shutil.copytree(corpus, root)
-        build_index(root)
+        fused = options.get("retrieval") == "fused" and options.get("packages") is None
+        build_index(root, vectors=fused, embedder=options.get("embedder"))
         name = f"demo/{questions.name}"
         return evaluate(root, load_questions(questions), name=name, **options)

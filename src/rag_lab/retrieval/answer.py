@@ -22,6 +22,7 @@ from rag_lab.data.documents import VALIDITY_UNREADABLE
 from rag_lab.limits import MAX_CLARIFICATION_OPTIONS
 from rag_lab.records import (
     IMAGE_SUPPORT_SCOPE,
+    PROSE_AUDIT_SUPPORT_SCOPE,
     PROSE_SUPPORT_SCOPE,
     SUPPORT_SCOPE,
     VISIBLE_SUPPORT_SCOPE,
@@ -70,6 +71,7 @@ class SlotResult:
     kind: str = "field"  # or "prose" (answering/prose.py)
     answer_span: dict[str, Any] | None = None
     field_match: dict[str, Any] | None = None  # how the field was found (retrieval/fields.py)
+    audited: bool = False  # a prose answer's conflict audit ran (retrieval/prose_audit.py)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -367,7 +369,13 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
     others = [u for u in pool if u["evidence_id"] not in ids and u.get("kind") in PROSE_KINDS]
     for unit in others:
         decider.verify(unit, "prose")
-    decision = decide_prose(question, kept, others, decider.as_of)
+    if not any(u.get("kind") in PROSE_KINDS for u in kept + others):
+        return None
+    from rag_lab.retrieval.prose_audit import audit_units
+
+    seen = ids | {u["evidence_id"] for u in others}
+    audit = audit_units(question, decider.source, seen, lambda u: decider.verify(u, "prose_audit"))
+    decision = decide_prose(question, kept, others, decider.as_of, audit or [])
     if decision is None:
         return None
     decider.trace.add(
@@ -379,6 +387,7 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
     )
     result = SlotResult("", "", decision.status, decision.reason, decision.message, decision.answer)
     result.kind, result.answer_span, result.sides = "prose", decision.answer_span, decision.sides
+    result.audited = audit is not None
     result.citations = [citation(u) for u in decision.cited]
     result.checked, result.independent = len(decision.cited), decision.independent
     return result
@@ -435,7 +444,7 @@ def _result(
 
 def _scope(image: bool, source: EvidenceSource, slots: list[SlotResult]) -> str:
     if slots[0].kind == "prose":
-        return PROSE_SUPPORT_SCOPE
+        return PROSE_AUDIT_SUPPORT_SCOPE if slots[0].audited else PROSE_SUPPORT_SCOPE
     if image:
         return IMAGE_SUPPORT_SCOPE
     return SUPPORT_SCOPE if source.principal is None else VISIBLE_SUPPORT_SCOPE

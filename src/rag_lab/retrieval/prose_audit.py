@@ -1,0 +1,47 @@
+"""The conflict audit of a prose answer: a bounded look past the top k (docs/prose.md).
+
+A key question's audit reads every unit of its (subject, field) key, a set the index holds.
+A prose question has no key: the sentences that could contradict an answer are the ones that
+pass the same support check, and finding *all* of them would mean checking every sentence of
+the corpus per question. The audit instead takes the lexical (BM25) top ``AUDIT_POOL`` prose
+units for the question — a set whose size does not grow with the corpus, ranked the same way
+with or without vectors — and keeps those the caller may see that pass the support check
+(answering/prose.py). Each kept unit is verified against its file before it counts. The
+decision uses them only to find a different value from independent bytes
+(``conflicting_evidence``); they never become the answer.
+
+Limit (documented, measured nowhere as zero): a contradicting sentence ranked below
+``AUDIT_POOL`` for the question is not found. Without an index (``answer()`` on files) the
+audit is skipped and the support scope says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rag_lab.index.store import Index
+from rag_lab.records import Unit
+from rag_lab.retrieval.rank import rank
+from rag_lab.retrieval.sources import EvidenceSource
+
+AUDIT_POOL = 50
+
+
+def audit_units(
+    question: str, source: EvidenceSource, seen: set[str], verify: Callable[[Unit], None]
+) -> list[Unit] | None:
+    """Prose units of the lexical top ``AUDIT_POOL`` not in ``seen`` that pass the support
+    check, each verified (``verify`` raises on failure); None when ``source`` is no index."""
+    from rag_lab.answering.prose import PROSE_KINDS, support_check
+
+    if not isinstance(source, Index):
+        return None
+    found: list[Unit] = []
+    for candidate in rank(question, source, AUDIT_POOL)[0]:
+        unit = candidate["evidence"]
+        if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
+            continue
+        if support_check(question, unit).ok:
+            verify(unit)
+            found.append(unit)
+    return found

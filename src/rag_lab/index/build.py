@@ -170,6 +170,13 @@ def build_index(
     (index/field_vectors.py, the neural step of field matching); needs the ``[neural]`` extra;
     ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
+    if isinstance(index_path, str) and index_path.startswith(("postgresql://", "postgres://")):
+        from rag_lab.index.pg_build import build_pg_index  # the PostgreSQL store (index/backend.py)
+
+        return build_pg_index(
+            root, index_path, progress=progress, reserved_fields=reserved_fields,
+            max_file_bytes=max_file_bytes, vectors=vectors, embedder=embedder,
+        )
     if vectors and embedder is None:
         from rag_lab.neural import require_embedder
 

@@ -87,14 +87,12 @@ def is_database(location: Location | None) -> bool:
 
 def resolve_location(root: Location, index_path: Location | None) -> Path | str:
     """``index_path`` as given (a URL stays a string), or the default file under ``root``."""
-    if is_database(index_path):
-        assert isinstance(index_path, str)
-        return index_path
-    if index_path is not None:
-        return Path(index_path)
-    from rag_lab.index.build import default_index_path
+    from rag_lab.index import build  # looked up at call time: the default may be a database
 
-    return default_index_path(root)
+    location: Location = index_path if index_path is not None else build.default_index_path(root)
+    if isinstance(location, str) and is_database(location):
+        return location
+    return Path(location)
 
 
 def store_exists(location: Path | str) -> bool:

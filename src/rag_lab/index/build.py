@@ -170,20 +170,21 @@ def build_index(
     (index/field_vectors.py, the neural step of field matching); needs the ``[neural]`` extra;
     ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
     """
-    if isinstance(index_path, str) and index_path.startswith(("postgresql://", "postgres://")):
-        from rag_lab.index.pg_build import build_pg_index  # the PostgreSQL store (index/backend.py)
-
-        return build_pg_index(
-            root, index_path, progress=progress, reserved_fields=reserved_fields,
-            max_file_bytes=max_file_bytes, vectors=vectors, embedder=embedder,
-        )
     if vectors and embedder is None:
         from rag_lab.neural import require_embedder
 
         embedder = require_embedder()  # fail before any work when the extra is missing
     started = time.perf_counter()
     base = check_corpus_root(root)
-    path = Path(index_path) if index_path is not None else default_index_path(base)
+    location = index_path if index_path is not None else default_index_path(base)
+    if isinstance(location, str) and location.startswith(("postgresql://", "postgres://")):
+        from rag_lab.index.pg_build import build_pg_index  # the PostgreSQL store (index/backend.py)
+
+        return build_pg_index(
+            base, location, progress=progress, reserved_fields=reserved_fields,
+            max_file_bytes=max_file_bytes, vectors=vectors, embedder=embedder,
+        )
+    path = Path(location)
     path.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary(index_path=str(path))
     with _build_lock(path) as lock_fd:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from perm_corpora import add_hidden
-from store_fixtures import store_of
 
 from rag_lab.demo import corpus_path
 from rag_lab.index import build_index
+from store_fixtures import store_of
 
 
 @pytest.fixture(scope="module")

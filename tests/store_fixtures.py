@@ -14,3 +14,9 @@ def store_of(request: pytest.FixtureRequest) -> str:
     if "store" in request.fixturenames:
         return str(request.getfixturevalue("store"))
     return "sqlite"
+
+
+# For a test of a module that runs against both stores which checks the SQLite file itself
+# (deletes or opens ROOT/.rag_lab/index.sqlite): it runs against SQLite only. A parametrize
+# mark, not a skip, so the full run (.ci/run: nothing may skip) stays clean.
+sqlite_only = pytest.mark.parametrize("store", ["sqlite"], indirect=True, scope="module")

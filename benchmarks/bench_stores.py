@@ -145,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     url = args.url
     if url is None:
         import psycopg
+
         from pg_server import binaries, start
 
         bin_dir = binaries()

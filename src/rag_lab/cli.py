@@ -370,13 +370,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from rag_lab.index.backend import is_database
-
-    if is_database(args.index):
-        raise ConfigError(
-            "rag-lab serve reads the SQLite index only for now (its versions follow the index file); "
-            "use ask, eval or mcp with --store, or serve without --store (docs/stores.md)"
-        )
     try:
         run = importlib.import_module("rag_lab.server").run
     except ImportError as exc:

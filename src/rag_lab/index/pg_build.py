@@ -80,10 +80,11 @@ def build_pg_index(
     pg = require_psycopg()
     conn = connect(location)
     try:
-        encoding = conn.execute("SHOW server_encoding").fetchone()
-        if encoding is None or encoding[0] != "UTF8":
+        row = conn.execute("SHOW server_encoding").fetchone()
+        encoding = row[0].decode() if row is not None and isinstance(row[0], bytes) else row and row[0]
+        if encoding != "UTF8":  # (an SQL_ASCII database returns text as bytes)
             raise IndexError_(
-                f"the index database {shown_location(location)!r} has encoding {encoding and encoding[0]}; "
+                f"the index database {shown_location(location)!r} has encoding {encoding}; "
                 "rag_lab needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8' TEMPLATE template0)"
             )
         conn.execute("SELECT pg_advisory_lock(%s, 0)", (LOCK_CLASS,))  # held until the session ends

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
-from rag_lab.errors import IndexError_
+from rag_lab.errors import ConfigError, IndexError_
 from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
@@ -39,11 +39,11 @@ INSTALL_HINT = "install the PostgreSQL store with: pip install 'rag-lab[postgres
 
 
 def require_psycopg() -> Any:
-    """The psycopg module, or an IndexError_ saying how to install it."""
+    """The psycopg module, or a ConfigError saying how to install it (like every missing extra)."""
     try:
         import psycopg
     except ImportError:
-        raise IndexError_(f"a postgresql:// index needs psycopg 3; {INSTALL_HINT}") from None
+        raise ConfigError(f"a postgresql:// index needs psycopg 3; {INSTALL_HINT}") from None
     return psycopg
 
 

@@ -69,7 +69,8 @@ GENERATION_INDEXES = """
 ALTER TABLE files ADD PRIMARY KEY (path);
 ALTER TABLE units ADD PRIMARY KEY (id);
 CREATE UNIQUE INDEX units_evidence ON units (evidence_id);
-CREATE INDEX units_key ON units (subject, field, acl);
+CREATE INDEX units_key ON units (subject, field, acl);   -- the same-key map
+CREATE INDEX units_field ON units (field, subject);      -- subjects that have a field (clarifications)
 CREATE INDEX units_source ON units (source);
 CREATE INDEX file_warnings_path ON file_warnings (path);
 CREATE INDEX warning_lines_name ON warning_lines (name);

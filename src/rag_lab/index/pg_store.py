@@ -321,11 +321,11 @@ class PgStore:
 
     # -- snapshot ------------------------------------------------------------------------
     def snapshot(self) -> dict[str, tuple[Any, ...]]:
-        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files")
+        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files ORDER BY path")
         return {r[0]: tuple(r[1:]) for r in rows}
 
     def fingerprints(self) -> dict[str, tuple[int, int, int, int] | None]:
-        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode FROM files")
+        rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode FROM files ORDER BY path")
         return {p: None if size is None else (size, m, c, i) for p, size, m, c, i in rows}
 
     def snapshot_of(self, path: str) -> tuple[Any, ...] | None:

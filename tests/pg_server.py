@@ -7,6 +7,7 @@ Run as root (containers), the server runs as ``nobody``: PostgreSQL refuses to r
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import pwd
@@ -28,6 +29,16 @@ def binaries() -> Path | None:
         return None
     folder = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
     return folder if (folder / "postgres").exists() else None
+
+
+def _die_with_parent() -> None:
+    """In the server's process: an immediate shutdown (SIGQUIT) if the test process dies
+    without stopping it (killed pytest), so no server outlives its session."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGQUIT, 0, 0, 0)  # PR_SET_PDEATHSIG (linux/prctl.h)
+    except (OSError, AttributeError):
+        pass
 
 
 def _free_port() -> int:
@@ -75,7 +86,7 @@ def start(bin_dir: Path) -> Server:
         [str(bin_dir / "postgres"), "-D", str(data), "-p", str(port), "-c", "listen_addresses=127.0.0.1",
          "-c", f"unix_socket_directories={folder}", "-c", "fsync=off", "-c", "synchronous_commit=off",
          "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=64MB"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=folder, **as_user,
+        stdout=log, stderr=subprocess.STDOUT, cwd=folder, preexec_fn=_die_with_parent, **as_user,
     )
     log.close()
     server = Server(folder, port, process)

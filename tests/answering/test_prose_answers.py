@@ -10,6 +10,8 @@ import pytest
 from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 LIB = "# 新图书馆\n\n## 开放\n新馆将于2024年9月1日开放。\n馆长是张伟教授；新馆位于北京市海淀区。\n"
 
 

@@ -12,6 +12,8 @@ from rag_lab.cli import main
 from rag_lab.evaluation import evaluate_file
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 AS_OF = date(2026, 1, 1)
 NAMES = ["dropped_by_budget", "duplicates_merged", "empty_context", "stale_index", "uncovered_slots"]
 

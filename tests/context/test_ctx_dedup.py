@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from rag_lab.index import build_index
 from rag_lab.retrieval import pack_context, query_once
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 AS_OF = date(2026, 1, 1)
 

@@ -16,6 +16,8 @@ from rag_lab.retrieval.order import STRATEGIES, order_context
 from rag_lab.retrieval.question import parse_text_question
 from rag_lab.retrieval.sources import CorpusSource
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 FROZEN = json.loads((Path(__file__).parent / "frozen" / "order_candidates.json").read_text(encoding="utf-8"))
 # The expected orders as 1-based ranks, written out by hand (the JSON holds the same as evidence ids).
 RANKS = {"relevance": [1, 2, 3, 4, 5, 6], "by_slot": [2, 4, 6, 1, 3, 5], "ends": [1, 3, 5, 6, 4, 2]}

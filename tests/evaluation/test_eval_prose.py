@@ -15,6 +15,8 @@ from rag_lab.evaluation.gate import compare_evidence
 from rag_lab.evaluation.questions import load_questions
 from rag_lab.index import build_index
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 
 @pytest.fixture
 def prose_root(tmp_path: Path) -> Path:

@@ -11,6 +11,8 @@ import pytest
 
 from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 MakeCorpus = Callable[..., Path]
 FILES = {
     "documents/a.md": "主题：甲\n地点：一楼\n",

@@ -11,15 +11,26 @@ from perm_corpora import add_hidden
 
 from rag_lab.demo import corpus_path
 from rag_lab.index import build_index
+from store_fixtures import store_of
 
 
 @pytest.fixture(scope="module")
-def corpus_a(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo corpus, indexed; shared by a module and never modified."""
-    root = tmp_path_factory.mktemp("perm-a") / "corpus"
-    shutil.copytree(corpus_path(), root)
-    build_index(root)
-    return root
+def corpora_a() -> dict[str, Path]:
+    return {}
+
+
+@pytest.fixture
+def corpus_a(
+    request: pytest.FixtureRequest, corpora_a: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The demo corpus, indexed; shared by a module (one per store) and never modified."""
+    kind = store_of(request)  # modules that run against both stores: tests/conftest.py
+    if kind not in corpora_a:
+        root = tmp_path_factory.mktemp("perm-a") / "corpus"
+        shutil.copytree(corpus_path(), root)
+        build_index(root)
+        corpora_a[kind] = root
+    return corpora_a[kind]
 
 
 @pytest.fixture

@@ -26,6 +26,8 @@ from rag_lab.index import build_index
 from rag_lab.records import SUPPORT_SCOPE, VISIBLE_SUPPORT_SCOPE
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 BENCHES = ["documents/test_bench_a.md", "documents/test_bench_b.md"]
 
 

@@ -7,12 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from perm_corpora import AS_OF, BOB, CONFLICT_DOC
 
 from rag_lab.data import extract_corpus
 from rag_lab.index import Index, default_index_path
 from rag_lab.records import Candidate, Unit
 from rag_lab.retrieval.answer import answer
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 QUESTION = "测试台 开放时间"
 

@@ -15,6 +15,8 @@ from rag_lab.demo import corpus_path
 from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 DOC = "documents/secret/vault.md"
 BODY = "主题：金库\n地点：地下五层\n"
 EVERYONE = [ALICE, BOB, None]

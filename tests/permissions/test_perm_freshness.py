@@ -8,11 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from perm_corpora import ALICE, AS_OF, BOB, CONFLICT_DOC, UNKNOWN_DOC
 
 from rag_lab.data.access import Principal
 from rag_lab.index import Index, check_freshness, default_index_path
 from rag_lab.retrieval import query_once
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 QUESTIONS = ["借阅台 开放时间", "测试台 开放时间", "秘密基地 地点", "开放时间"]
 

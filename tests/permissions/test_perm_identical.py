@@ -31,6 +31,8 @@ from rag_lab.cli import main
 from rag_lab.demo import questions_path
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 BOB_ARGS = ["--as", "bob", "--groups", "staff"]
 
 

@@ -10,6 +10,8 @@ from perm_corpora import AS_OF
 
 from rag_lab.cli import main
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 ASK = ["测试台 开放时间", "--json", "--as-of", AS_OF.isoformat()]
 
 

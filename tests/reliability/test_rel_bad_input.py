@@ -32,6 +32,9 @@ from rag_lab.errors import IndexError_, QuestionError
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.retrieval import answer, query_once
+from store_fixtures import sqlite_only
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 GOOD: dict[str, str | bytes] = {
     "documents/good.md": "主题：借阅台\n开放时间：九点。\n",
@@ -292,6 +295,7 @@ def _build_peak(root: Path, limit: int) -> tuple[int, list[dict[str, str]], int]
     return units, errors, peak_kib * 1024
 
 
+@sqlite_only  # builds in a child process, into the default file
 def test_rel_50mb_document_over_the_limit_is_a_file_error_and_costs_no_memory(tmp_path: Path) -> None:
     root = make_root(tmp_path, {})
     line = ("这是一行很长的说明文字，没有字段，只是正文。" * 4 + "\n").encode()
@@ -469,6 +473,7 @@ def test_rel_punctuation_only_question_is_refused(tmp_path: Path, question: str)
 # -- a damaged index ---------------------------------------------------------------------------
 
 
+@sqlite_only  # damages the index file
 def test_rel_truncated_index_is_an_index_error(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)
@@ -485,6 +490,7 @@ def _flip_all(path: Path, old: bytes, new: bytes) -> int:
     return count
 
 
+@sqlite_only  # damages the index file
 def test_rel_flipped_byte_in_a_unit_value_fails_verification(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)
@@ -499,6 +505,7 @@ def test_rel_flipped_byte_in_a_unit_value_fails_verification(tmp_path: Path) -> 
     assert "reads '电话：5550007', expected '电话：5550006'" in result["message"]
 
 
+@sqlite_only  # damages the index file
 def test_rel_flipped_byte_in_a_table_page_is_an_index_error(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)
@@ -515,6 +522,7 @@ def test_rel_flipped_byte_in_a_table_page_is_an_index_error(tmp_path: Path) -> N
         query_once("借阅台 开放时间", root)
 
 
+@sqlite_only  # damages the index file
 def test_rel_flipped_byte_in_an_evidence_id_is_detected(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)
@@ -526,6 +534,7 @@ def test_rel_flipped_byte_in_an_evidence_id_is_detected(tmp_path: Path) -> None:
     assert (result["status"], result["reason"]) == ("refused", "source_verification_failed")
 
 
+@sqlite_only  # damages the index file
 def test_rel_the_damaged_index_is_repaired_by_a_rebuild(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from rag_lab.errors import ConfigError
-from rag_lab.index import Index, build_index
+from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval import query_once
 from rag_lab.retrieval.fuse import RRF_K, reciprocal_rank
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 
 def test_reciprocal_rank_sums_one_over_k_plus_rank_and_breaks_ties_by_id() -> None:
@@ -43,7 +45,7 @@ def test_vectors_are_float16_per_prose_unit_and_fused_answers(tmp_path: Path) ->
     from rag_lab.neural import MODEL_NAME
 
     root = corpus(tmp_path, vectors=True)
-    with Index(root / ".rag_lab" / "index.sqlite") as index:
+    with Index(default_index_path(root)) as index:
         assert index.config["vectors"] == {
             "model": MODEL_NAME, "dim": 384, "dtype": "float16", "kinds": ["sentence", "table_row"], "units": 2,
         }  # fmt: skip

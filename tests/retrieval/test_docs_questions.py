@@ -8,6 +8,8 @@ import pytest
 
 from rag_lab.retrieval import query_once
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "questions.md"
 
 EXAMPLES = [

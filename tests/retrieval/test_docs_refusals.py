@@ -9,6 +9,8 @@ import pytest
 
 from rag_lab.records import Reason, Status
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "refusals.md"
 
 

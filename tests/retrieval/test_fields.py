@@ -18,6 +18,8 @@ from rag_lab.retrieval import answer, query_once
 from rag_lab.retrieval.fields import EMBED_MARGIN, Method, coverage, match_field
 from rag_lab.retrieval.question import parse_text_question
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 GENERAL = general_aliases()
 
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from rag_lab.data import extract_documents
 from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval import answer, pack_context, query_once, retrieve
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 MakeCorpus = Callable[..., Path]
 NINE = "上午九点。"

@@ -11,6 +11,8 @@ from rag_lab.errors import ConfigError, QuestionError
 from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval import query_once, retrieve
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 MakeCorpus = Callable[..., Path]
 LONG_HOURS = "周二至周五十四点到十七点，节假日另行通知。"
 

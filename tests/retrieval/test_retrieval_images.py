@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from rag_lab.data import extract_corpus
 from rag_lab.data.images import measure_png
 from rag_lab.retrieval import answer, query_once
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 RED = "images/red_circle.png"
 

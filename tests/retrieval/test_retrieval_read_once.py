@@ -14,6 +14,8 @@ from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 from rag_lab.retrieval.verify import SourceReader, verify_unit
 
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
+
 UNITS = 150
 
 

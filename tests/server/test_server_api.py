@@ -20,6 +20,9 @@ from rag_lab.records import Reason
 from rag_lab.retrieval import query_once
 from rag_lab.server import create_app
 from rag_lab.server.problems import STATUS, ErrorType
+from store_fixtures import sqlite_only
+
+pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
 
 LIBRARY_ANSWER = "周二至周五十四点到十七点。"
 
@@ -185,6 +188,7 @@ def test_unknown_route_and_wrong_method(client: TestClient) -> None:
     assert response.headers["allow"] == "POST"
 
 
+@sqlite_only  # deletes the index file
 def test_missing_index_is_503_until_built(corpus: Path) -> None:
     (corpus / ".rag_lab" / "index.sqlite").unlink()
     with TestClient(create_app(corpus), base_url=BASE) as client:
@@ -200,6 +204,7 @@ def test_missing_index_is_503_until_built(corpus: Path) -> None:
         )
 
 
+@sqlite_only  # damages the index file
 def test_corrupt_index_is_503(corpus: Path) -> None:
     (corpus / ".rag_lab" / "index.sqlite").write_bytes(b"not a database")
     with TestClient(create_app(corpus), base_url=BASE) as client:
@@ -225,6 +230,7 @@ def test_a_bug_is_500_with_the_same_body(corpus: Path, monkeypatch: pytest.Monke
     assert message == "RuntimeError (a bug in rag_lab; the server log has the details)"
 
 
+@sqlite_only  # names the index file
 def test_rebuild_swaps_the_index_version(client: TestClient) -> None:
     first = client.get("/api/health").json()
     summary = client.post("/api/index", json={}).json()

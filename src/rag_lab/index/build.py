@@ -172,7 +172,15 @@ def build_index(
         embedder = require_embedder()  # fail before any work when the extra is missing
     started = time.perf_counter()
     base = check_corpus_root(root)
-    path = Path(index_path) if index_path is not None else default_index_path(base)
+    location = index_path if index_path is not None else default_index_path(base)
+    if isinstance(location, str) and location.startswith(("postgresql://", "postgres://")):
+        from rag_lab.index.pg_build import build_pg_index  # the PostgreSQL store (index/backend.py)
+
+        return build_pg_index(
+            base, location, progress=progress, reserved_fields=reserved_fields,
+            max_file_bytes=max_file_bytes, vectors=vectors, embedder=embedder,
+        )
+    path = Path(location)
     path.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary(index_path=str(path))
     with _build_lock(path) as lock_fd:

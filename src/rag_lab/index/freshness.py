@@ -26,7 +26,7 @@ from rag_lab.data import read_record
 from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
 from rag_lab.data.aliases import ALIAS_FILE
 from rag_lab.data.corpus import KINDS, sha256_of_file, walk_one, walk_stats
-from rag_lab.index.store import Index
+from rag_lab.index.backend import Store
 
 
 @dataclass
@@ -56,7 +56,7 @@ def file_changed(root: Path, path: str, snap: tuple[object, ...]) -> bool:
     return digest != snap[4]
 
 
-def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
+def check_freshness(root: str | os.PathLike[str], index: Store) -> Changes:
     """Compare the corpus on disk with the index snapshot (see module docstring).
 
     With a principal, only changes to files that principal may read (before or after
@@ -98,7 +98,7 @@ def check_freshness(root: str | os.PathLike[str], index: Index) -> Changes:
     return changes
 
 
-def hide_invisible(base: Path, index: Index, changes: Changes) -> None:
+def hide_invisible(base: Path, index: Store, changes: Changes) -> None:
     """Drop the changes ``index``'s principal may not see (before or after the change)."""
     if index.principal is None or not changes.stale:
         return

@@ -25,7 +25,8 @@ from rag_lab.data.access import Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.data.documents import iter_lines
 from rag_lab.errors import ConfigError, RagLabError, SourceFileError
-from rag_lab.index import Index, check_freshness, default_index_path
+from rag_lab.index import check_freshness
+from rag_lab.index.backend import Store, open_store, resolve_location, store_exists
 from rag_lab.records import Modality, Reason, Result, Status, Unit
 from rag_lab.retrieval.pack import DEFAULT_BUDGET
 from rag_lab.retrieval.query import query_once
@@ -96,7 +97,7 @@ def explain(result: Result) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _unit(index: Index, evidence_id: str) -> Unit:
+def _unit(index: Store, evidence_id: str) -> Unit:
     unit = index.unit_by_evidence_id(evidence_id) if isinstance(evidence_id, str) else None
     if unit is None:
         raise SourceFileError(
@@ -158,8 +159,8 @@ def _context(text: str, number: int, around: int) -> dict[str, Any]:
     }
 
 
-def _index_path(root: Path, index_path: str | os.PathLike[str] | None) -> Path:
-    return Path(index_path) if index_path is not None else default_index_path(root)
+def _index_path(root: Path, index_path: str | os.PathLike[str] | None) -> Path | str:
+    return resolve_location(root, index_path)
 
 
 def verified_evidence(
@@ -177,7 +178,7 @@ def verified_evidence(
     base = check_root(root)
     reader = SourceReader(base)
     records = []
-    with Index(_index_path(base, index_path), principal) as index:
+    with open_store(_index_path(base, index_path), principal) as index:
         for cite in result.get("citations") or []:
             record = _record(_unit(index, cite["evidence_id"]), reader, None)
             record.update(status=str(result["status"]), reason=result.get("reason"))
@@ -205,7 +206,7 @@ def open_citation(
             f"context_lines must be a whole number 0..{MAX_CONTEXT_LINES}, got {context_lines!r}"
         )
     base = check_root(root)
-    with Index(_index_path(base, index_path), principal) as index:
+    with open_store(_index_path(base, index_path), principal) as index:
         unit = _unit(index, evidence_id)
     return _record(
         unit, SourceReader(base), None if unit.get("modality") == Modality.IMAGE else context_lines
@@ -222,11 +223,11 @@ def index_status(
     base = check_root(root)
     path = _index_path(base, index_path)
     out: dict[str, Any] = {"corpus": base.name, "index": "missing"}
-    if not path.exists():
+    if not store_exists(path):
         out["message"] = "no index yet; build it with `rag-lab index ROOT`"
         return out
     try:
-        with Index(path, principal) as index:
+        with open_store(path, principal) as index:
             changes = check_freshness(base, index)
             problems = index.file_problems()
             out.update(

@@ -12,12 +12,12 @@ import numpy as np
 import numpy.typing as npt
 
 from rag_lab.errors import ConfigError
-from rag_lab.index.store import Index
+from rag_lab.index.backend import Store
 from rag_lab.neural import Embedder, require_embedder
 from rag_lab.records import Candidate
 
 
-def check_vectors(index: Index, embedder: Embedder) -> None:
+def check_vectors(index: Store, embedder: Embedder) -> None:
     info = index.config.get("vectors")
     if not info:
         raise ConfigError(
@@ -31,7 +31,7 @@ def check_vectors(index: Index, embedder: Embedder) -> None:
 
 
 def dense_scores(
-    question: str, index: Index, embedder: Embedder | None = None
+    question: str, index: Store, embedder: Embedder | None = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     """Unit ids (ascending) of every visible prose unit with a vector, and its similarity."""
     model = embedder or require_embedder()
@@ -43,7 +43,7 @@ def dense_scores(
     return ids, matrix.astype(np.float32) @ query
 
 
-def dense_order(question: str, index: Index, limit: int, embedder: Embedder | None = None) -> list[int]:
+def dense_order(question: str, index: Store, limit: int, embedder: Embedder | None = None) -> list[int]:
     """The ``limit`` most similar unit ids, best first, ties by id."""
     ids, scores = dense_scores(question, index, embedder)
     order = np.lexsort((ids, -scores))[:limit]
@@ -51,7 +51,7 @@ def dense_order(question: str, index: Index, limit: int, embedder: Embedder | No
 
 
 def dense_retrieve(
-    question: str, index: Index, top_k: int = 5, embedder: Embedder | None = None
+    question: str, index: Store, top_k: int = 5, embedder: Embedder | None = None
 ) -> list[Candidate]:
     """The top ``top_k`` prose units by similarity, as ``{"evidence": unit, "score": float}``."""
     ids, scores = dense_scores(question, index, embedder)

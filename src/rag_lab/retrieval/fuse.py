@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag_lab.index.store import Index
+from rag_lab.index.backend import Store
 from rag_lab.limits import check_top_k
 from rag_lab.neural import Embedder
 from rag_lab.records import Candidate
@@ -36,7 +36,7 @@ def reciprocal_rank(rankings: list[list[int]], k: int = RRF_K) -> list[tuple[int
 
 def fused_rank(
     question: str,
-    index: Index,
+    index: Store,
     top_k: int = 5,
     *,
     parsed: ParsedQuestion | None = None,

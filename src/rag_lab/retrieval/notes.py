@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag_lab.index import Index
+from rag_lab.index.backend import Store
 from rag_lab.retrieval.question import ParsedQuestion
 
 MAX_NOTES = 5
@@ -23,7 +23,7 @@ def _substrings(text: str) -> set[str]:
     return {text[i:j] for i in range(len(text)) for j in range(i + 1, min(i + MAX_NAME_CHARS, len(text)) + 1)}
 
 
-def warned_line_notes(question: str, parsed: ParsedQuestion, index: Index) -> list[dict[str, Any]]:
+def warned_line_notes(question: str, parsed: ParsedQuestion, index: Store) -> list[dict[str, Any]]:
     """Up to MAX_NOTES notes (path, line, text, warning, note) for a question that was not answered."""
     found = index.warned_lines_naming(_substrings(question), parsed.subjects, MAX_NOTES)
     return [

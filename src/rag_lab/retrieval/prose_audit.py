@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rag_lab.index.store import Index
+from rag_lab.index.backend import Store
 from rag_lab.records import Unit
 from rag_lab.retrieval.rank import rank
 from rag_lab.retrieval.sources import EvidenceSource
@@ -34,7 +34,7 @@ def audit_units(
     check, each verified (``verify`` raises on failure); None when ``source`` is no index."""
     from rag_lab.answering.prose import PROSE_KINDS, support_check
 
-    if not isinstance(source, Index):
+    if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
         return None
     found: list[Unit] = []
     for candidate in rank(question, source, AUDIT_POOL)[0]:

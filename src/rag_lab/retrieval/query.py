@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
 from rag_lab.errors import ConfigError
 from rag_lab.generation import Generator
-from rag_lab.index import Changes, Index, check_freshness, default_index_path
+from rag_lab.index import Changes, check_freshness
+from rag_lab.index.backend import Store, open_store, resolve_location
 from rag_lab.limits import check_budget, check_top_k
 from rag_lab.neural import Embedder
 from rag_lab.records import Candidate, Reason, Result, Status
@@ -146,8 +146,7 @@ def query_once(
         if retrieval not in RETRIEVALS:
             raise ConfigError(f"retrieval {retrieval!r} is not one of {RETRIEVALS}")
         config["retrieval"] = retrieval
-    path = Path(index_path) if index_path is not None else default_index_path(root)
-    with Index(path, principal) as index:
+    with open_store(resolve_location(root, index_path), principal) as index:
         return run_request(
             question,
             root,
@@ -163,7 +162,7 @@ def query_once(
 def run_request(
     question: str,
     root: str | os.PathLike[str],
-    index: Index,
+    index: Store,
     config: dict[str, Any],
     principal: Principal | None,
     freshness: Callable[[], Changes],

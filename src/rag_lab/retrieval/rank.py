@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rag_lab.index.store import Index
+from rag_lab.index.backend import Store
 from rag_lab.index.terms import query_terms
 from rag_lab.limits import check_top_k
 from rag_lab.records import Candidate
@@ -35,7 +35,7 @@ Ids = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float64]
 
 
-def bm25(question: str, index: Index) -> tuple[Ids, Scores, float]:
+def bm25(question: str, index: Store) -> tuple[Ids, Scores, float]:
     """Unit ids (ascending), their BM25 scores, and the ceiling no unit's score can reach."""
     postings = index.postings(query_terms(question))
     if not postings:  # the ceiling of no score is 0; the lift must still be positive
@@ -73,7 +73,7 @@ def _sorted_union(a: Ids, b: Ids) -> Ids:
     return merged
 
 
-def key_tiers(slots: list[tuple[str, str]], index: Index, ids: Ids, scores: Scores) -> dict[int, int]:
+def key_tiers(slots: list[tuple[str, str]], index: Store, ids: Ids, scores: Scores) -> dict[int, int]:
     """unit id → tier for the units of the (subject, field) slots the question names."""
     tiers: dict[int, int] = {}
     reserved = index.reserved_fields
@@ -93,7 +93,7 @@ def key_tiers(slots: list[tuple[str, str]], index: Index, ids: Ids, scores: Scor
     return tiers
 
 
-def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: bool = True) -> list[Candidate]:
+def retrieve(question: str, index: Store, top_k: int = 5, *, named_keys_first: bool = True) -> list[Candidate]:
     """The top ``top_k`` units for ``question`` as ``{"evidence": unit, "score": float}``.
 
     ``named_keys_first=False`` ranks by BM25 alone (for comparisons; see docs/retrieval.md).
@@ -103,7 +103,7 @@ def retrieve(question: str, index: Index, top_k: int = 5, *, named_keys_first: b
 
 def rank(
     question: str,
-    index: Index,
+    index: Store,
     top_k: int = 5,
     *,
     named_keys_first: bool = True,

@@ -16,7 +16,8 @@ from typing import Any
 from rag_lab.data.access import Principal
 from rag_lab.errors import TraceError
 from rag_lab.generation import Generator, RecordedGenerator
-from rag_lab.index import Index, check_freshness, default_index_path
+from rag_lab.index import check_freshness
+from rag_lab.index.backend import Store, open_store, resolve_location, store_exists
 from rag_lab.records import Result
 from rag_lab.retrieval.answer import answer
 from rag_lab.retrieval.generate import attach
@@ -81,8 +82,8 @@ def replay(
         principal = None if who is None else Principal(who["name"], frozenset(who["groups"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise TraceError(f"the trace is malformed ({type(exc).__name__}: {exc})") from None
-    path = Path(index_path) if index_path is not None else default_index_path(root)
-    index: Index | None = Index(path, principal) if path.exists() else None
+    path = resolve_location(root, index_path)
+    index: Store | None = open_store(path, principal) if store_exists(path) else None
     if index is not None and check_freshness(root, index).stale:
         # A stale same-key map would miss new copies: audit from the current files instead.
         index.close()

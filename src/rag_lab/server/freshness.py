@@ -14,11 +14,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rag_lab.data.corpus import walk_one
-from rag_lab.index import Changes, Index
+from rag_lab.index import Changes
+from rag_lab.index.backend import Store
 from rag_lab.index.freshness import file_changed
 
 
-def verdict(root: Path, index: Index, path: str) -> tuple[str | None, bool]:
+def verdict(root: Path, index: Store, path: str) -> tuple[str | None, bool]:
     """(``"added"``/``"deleted"``/``"modified"``/``None``, whether the file was re-hashed)."""
     snap = index.snapshot_of(path)
     item = next(iter(walk_one(root, path)), None)
@@ -34,7 +35,7 @@ def verdict(root: Path, index: Index, path: str) -> tuple[str | None, bool]:
     return ("modified" if file_changed(root, path, snap) else None), True
 
 
-def changes_for_paths(root: str | os.PathLike[str], index: Index, paths: Iterable[str]) -> Changes:
+def changes_for_paths(root: str | os.PathLike[str], index: Store, paths: Iterable[str]) -> Changes:
     """The :class:`Changes` among ``paths`` only (sorted lists, like ``check_freshness``)."""
     base = Path(root)
     changes = Changes()

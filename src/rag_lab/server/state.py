@@ -27,9 +27,10 @@ from typing import Any
 from rag_lab.data.access import SIDECAR, Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
-from rag_lab.index import Changes, Index, build_index, check_freshness, default_index_path
+from rag_lab.index import Changes, build_index, check_freshness
+from rag_lab.index.backend import Store, resolve_location, shown_location
 from rag_lab.index.freshness import hide_invisible
-from rag_lab.server.cache import CachedIndex
+from rag_lab.server.cache import CachedStore, open_cached
 from rag_lab.server.freshness import verdict
 from rag_lab.server.problems import ApiError, ErrorType, from_library
 from rag_lab.server.watch import CorpusWatcher
@@ -43,7 +44,7 @@ class _View:
 
     __slots__ = ("evicted", "index", "users")
 
-    def __init__(self, index: CachedIndex) -> None:
+    def __init__(self, index: CachedStore) -> None:
         self.index = index
         self.users = 0
         self.evicted = False
@@ -59,7 +60,7 @@ class IndexVersion:
     request using it lets go, never under a running one.
     """
 
-    def __init__(self, index: CachedIndex, number: int, inode: int) -> None:
+    def __init__(self, index: CachedStore, number: int, inode: int) -> None:
         self.index = index
         self.number = number
         self.inode = inode
@@ -69,7 +70,7 @@ class IndexVersion:
         self._lock = threading.Lock()
 
     @contextmanager
-    def using(self, principal: Principal | None) -> Iterator[CachedIndex]:
+    def using(self, principal: Principal | None) -> Iterator[CachedStore]:
         """The view of ``principal`` (the owner's for ``None``), held for the ``with`` block."""
         if principal is None:
             yield self.index
@@ -91,8 +92,8 @@ class IndexVersion:
                 self._views.move_to_end(key)
                 found.users += 1
                 return found
-        opened = _View(CachedIndex(str(self.index.path), principal))
-        closing: list[CachedIndex] = []
+        opened = _View(open_cached(self.index.location, principal))
+        closing: list[CachedStore] = []
         with self._lock:
             found = self._views.get(key)
             if found is not None:  # another request opened it meanwhile
@@ -125,7 +126,11 @@ class ServerState:
         self, root: str | os.PathLike[str], index_path: str | os.PathLike[str] | None, watch: bool
     ) -> None:
         self.root = check_root(root)
-        self.index_path = Path(index_path) if index_path is not None else default_index_path(self.root)
+        #: a file path or a postgresql:// URL (docs/stores.md); index_path is None for a database
+        self.location = resolve_location(self.root, index_path)
+        self.index_path: Path | None = self.location if isinstance(self.location, Path) else None
+        self._catalogue: Any = None  # a database's connection for the current generation number
+        self._catalogue_lock = threading.Lock()
         self.watch = watch
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
@@ -164,6 +169,10 @@ class ServerState:
             current, self._current = self._current, None
         if current is not None:
             self._retire(current)
+        with self._catalogue_lock:
+            if self._catalogue is not None:
+                self._catalogue.close()
+                self._catalogue = None
 
     @property
     def watching(self) -> bool:
@@ -182,10 +191,35 @@ class ServerState:
 
     # -- index versions ----------------------------------------------------------------
     def _inode(self) -> int | None:
-        try:
-            return os.stat(self.index_path).st_ino
-        except OSError:
-            return None
+        """What identifies the current index version: the file's inode, or the database's
+        current generation (None: there is no index)."""
+        if self.index_path is not None:
+            try:
+                return os.stat(self.index_path).st_ino
+            except OSError:
+                return None
+        return self._generation()
+
+    def _generation(self) -> int | None:
+        from rag_lab.index.pg_store import connect, current_generation
+
+        assert isinstance(self.location, str)
+        with self._catalogue_lock:
+            for attempt in (1, 2):  # a dropped connection is opened again once
+                try:
+                    if self._catalogue is None or self._catalogue.closed:
+                        self._catalogue = connect(self.location)
+                    return current_generation(self._catalogue)
+                except IndexError_ as exc:
+                    raise from_library(exc) from None
+                except Exception:  # noqa: BLE001 - psycopg's errors: reconnect, then report
+                    self._catalogue = None
+                    if attempt == 2:
+                        raise ApiError(
+                            ErrorType.INDEX_UNREADABLE,
+                            f"the index database {shown_location(self.location)!r} cannot be read",
+                        ) from None
+        return None
 
     @contextmanager
     def reading(self) -> Iterator[IndexVersion]:
@@ -210,21 +244,22 @@ class ServerState:
         if inode is None:
             raise ApiError(
                 ErrorType.INDEX_MISSING,
-                f"no index at {str(self.index_path)!r}; build it with `rag-lab index ROOT` or POST /api/index",
+                f"no index at {str(self.index_path or self.shown_index_path)!r}; build it with "
+                "`rag-lab index ROOT` or POST /api/index",
             )
         self._install(self._open())
         return self._acquire()
 
-    def _open(self) -> tuple[CachedIndex, int]:
+    def _open(self) -> tuple[CachedStore, int]:
         """Open the index file; its inode is read *before* opening, so a file replaced
         in between is noticed (and reopened) by the next request, never missed."""
         inode = self._inode()
         try:
-            return CachedIndex(str(self.index_path)), -1 if inode is None else inode
+            return open_cached(str(self.location)), -1 if inode is None else inode
         except IndexError_ as exc:
             raise from_library(exc, self.index_path) from None
 
-    def _install(self, opened: tuple[CachedIndex, int]) -> IndexVersion:
+    def _install(self, opened: tuple[CachedStore, int]) -> IndexVersion:
         index, inode = opened
         with self._lock:
             self._versions += 1
@@ -255,7 +290,7 @@ class ServerState:
         try:
             with self._lock:
                 before = self._seq
-            summary = build_index(self.root, self.index_path)
+            summary = build_index(self.root, self.location)
             version = self._install(self._open())
             with self._lock:
                 # The build walked the corpus after `before`: earlier events are in it.
@@ -295,17 +330,21 @@ class ServerState:
     @property
     def shown_index_path(self) -> str:
         """The index file as callers see it: relative to ROOT, never an absolute path."""
+        if self.index_path is None:
+            return shown_location(self.location)
         return shown_path(self.index_path, self.root)
 
     def public(self, message: str) -> str:
         """``message`` with the absolute paths of the index and of ROOT replaced."""
         for path, shown in ((self.index_path, self.shown_index_path), (self.root, "ROOT")):
+            if path is None:
+                continue
             for form in {str(path.resolve()), str(path.absolute())}:
                 message = message.replace(form, shown)
         return message
 
     # -- freshness -----------------------------------------------------------------------
-    def changes(self, version: IndexVersion, view: Index | None = None) -> Changes:
+    def changes(self, version: IndexVersion, view: Store | None = None) -> Changes:
         """What changed since ``version``'s snapshot, paying only for reported paths.
 
         With a principal's ``view``, changes to files that principal may not read are

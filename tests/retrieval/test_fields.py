@@ -209,6 +209,54 @@ def test_a_question_about_an_absent_subject_is_never_answered(
     assert result["status"] not in ("answered", "partial"), (template, absent, result["message"])
 
 
+POSSESSOR = {
+    "documents/a.md": "主题：日本\n国家代码：JPN\n最佳成绩：无\n主题：梅江\n流域面积：一万平方公里\n"
+    "主题：马云\n国籍：中国\n主题：圣\n部首：土\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("你知道日本国家男子足球队的最佳成绩是什么，何时取得的吗？", None),  # 日本 runs on into a longer name
+        ("日本足球队的国家代码", None),
+        ("日本的国家代码", "JPN"),
+        ("日本国家代码是什么", "JPN"),
+        ("马云先生的国籍", "中国"),  # a title follows the name
+        ("圣字的部首是什么？", "土"),  # the kind of thing named
+        ("请问梅江流域的面积有多大？", "一万平方公里"),  # the run is part of the field's name
+    ],
+)
+def test_a_short_subject_running_on_into_a_longer_possessor_is_not_that_subject(
+    tmp_path: Path, question: str, answer: str | None
+) -> None:
+    root = write_files(tmp_path / "c", POSSESSOR)
+    build_index(root)
+    result = query_once(question, root)
+    if answer is None:
+        assert (result["status"], result["reason"]) == ("refused", "no_supporting_evidence"), result["message"]
+        assert "is not a subject in the corpus" in result["message"]
+    else:
+        assert (result["status"], result["answer"]) == ("answered", answer), result["message"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    subject=st.text(KNOWN, min_size=1, max_size=2),
+    more=st.text(ABSENT, min_size=1, max_size=4),
+    field=st.sampled_from(FIELDS),
+    template=st.sampled_from(["{x}的{f}是什么？", "请问{x}的{f}", "你知道{x}的{f}吗"]),
+)
+def test_a_question_about_a_longer_name_beginning_with_a_subject_is_never_answered(
+    tmp_path_factory: pytest.TempPathFactory, subject: str, more: str, field: str, template: str
+) -> None:
+    root = tmp_path_factory.mktemp("runon")
+    write_files(root, {"documents/a.md": "".join(f"主题：{subject}\n{f}：{subject}的{f}\n" for f in FIELDS)})
+    build_index(root)
+    result = query_once(template.format(x=subject + more, f=field), root)
+    assert result["status"] not in ("answered", "partial"), (template, subject + more, result["message"])
+
+
 # -- the owner's alias file ----------------------------------------------------------------
 
 

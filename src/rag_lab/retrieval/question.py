@@ -33,11 +33,11 @@ from rag_lab.errors import QuestionError
 from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval import fields as field_matching
 from rag_lab.retrieval.ordinary import (
+    SHORT_NAME,
     enclosing_name,
     is_ordinary,
     ordinary_spans,
     possessor_end,
-    SHORT_NAME,
     stands_apart,
     strip_lead_ins,
 )

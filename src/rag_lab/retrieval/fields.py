@@ -119,9 +119,23 @@ def _shadowed(start: int, end: int, shadows: Sequence[tuple[int, int]]) -> bool:
 Spans = Sequence[tuple[int, int]]
 
 
-def _usable(start: int, end: int, shadows: Spans, focus: Spans | None) -> bool:
-    """Not inside a longer named name, and (with ``focus``) overlapping the named field."""
-    if _shadowed(start, end, shadows):
+def _crosses(start: int, end: int, avoid: Spans) -> bool:
+    """Whether ``[start, end)`` overlaps a span of ``avoid`` without either holding the other."""
+    return any(start < b and a < end and not (a <= start and end <= b) and not (start <= a and b <= end) for a, b in avoid)
+
+
+def _is_a(field: str, kinds: Sequence[str]) -> bool:
+    """Whether ``field`` (squashed) is one of ``kinds`` or a longer name ending in one.
+
+    Chinese compounds put the kind last: 单位地址 is an 地址, 歌曲时长 a 时长. A kind of
+    one code point (高, 价) is too short to say so.
+    """
+    return any(field == k or (len(k) >= 2 and field.endswith(k)) for k in kinds)
+
+
+def _usable(start: int, end: int, shadows: Spans, focus: Spans | None, avoid: Spans = ()) -> bool:
+    """Not inside a longer named name, not crossing an ``avoid`` phrase, and (with ``focus``) overlapping the named field."""
+    if _shadowed(start, end, shadows) or (avoid and _crosses(start, end, avoid)):
         return False
     return focus is None or any(start < b and a < end for a, b in focus)
 
@@ -168,7 +182,9 @@ def _named(
     return sorted(kept)
 
 
-def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = None) -> tuple[int, str]:
+def coverage(
+    name: str, text: str, shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
+) -> tuple[int, str]:
     """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces).
 
     A piece counts only where it does not lie strictly inside a longer name of ``shadows``.
@@ -177,7 +193,7 @@ def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = No
     while i < len(name):
         length = 0
         for size in range(len(name) - i, 1, -1):
-            if any(_usable(s, e, shadows, focus) for s, e in _occurrences(name[i : i + size], text)):
+            if any(_usable(s, e, shadows, focus, avoid) for s, e in _occurrences(name[i : i + size], text)):
                 length = size
                 break
         if length:
@@ -190,15 +206,15 @@ def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = No
 
 
 def _partial(
-    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None
+    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[tuple[float, int, str, str]]:
     scored = []
     for name in fields:
         form = squash(name)
         if not form:
             continue
-        covered, pieces = coverage(form, text, shadows)
-        if focus is not None and not coverage(form, text, shadows, focus)[0]:
+        covered, pieces = coverage(form, text, shadows, None, avoid)
+        if focus is not None and not coverage(form, text, shadows, focus, avoid)[0]:
             continue  # no piece touches the field the question names
         score = covered / len(form)
         if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
@@ -207,10 +223,10 @@ def _partial(
 
 
 def _alias_hits(
-    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None
+    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[Alias]:
     hits = [
-        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus)]) for a in aliases
+        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus, avoid)]) for a in aliases
     ]
     hits = [(a, w) for a, w in hits if w]
     return [
@@ -288,53 +304,75 @@ def match_field(
 
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
-    hits = _alias_hits(text, table, shadows, focus)
-    targets = {squash(t) for a in hits for t in a.fields}
-
-    scored = _partial(names, text, shadows, focus)
-    step: dict[str, Any] = {
-        "method": str(Method.PARTIAL),
-        "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
-    }
-    steps.append(step)
-    if scored:
-        best, second = scored[0], (scored[1] if len(scored) > 1 else None)
-        lead = best[0] - (second[0] if second else 0.0)
-        if best[0] < 1.0 and squash(best[2]) not in targets and _inside_phrases(best[3], text, hits):
-            # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
-            step["passed_to_alias"] = "an alias phrase of the question means another field"
-        elif lead >= PARTIAL_MARGIN:
-            runner = None if second is None else (second[2], second[0])
-            decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
-            return decision
-        else:
-            decision.candidates = [s[2] for s in scored if best[0] - s[0] < PARTIAL_MARGIN]
-            return decision
-
     by_form = {squash(n): n for n in names}
-    meant: dict[str, str] = {}
-    for alias in hits:
-        for target in alias.fields:
-            own = by_form.get(squash(target))
-            if own is not None and own not in meant:
-                meant[own] = alias.phrase
-    steps.append(
-        {
-            "method": str(Method.ALIAS),
-            "phrases": [[a.phrase, list(a.fields)] for a in hits],
-            "found": sorted(meant),
+
+    def by_parts(where: Spans | None, avoid: Spans) -> bool:
+        """Steps 3 and 4 (partial, alias); True when they end the search."""
+        hits = _alias_hits(text, table, shadows, where)
+        targets = [squash(t) for a in hits for t in a.fields]
+        scored = _partial(names, text, shadows, where, avoid)
+        step: dict[str, Any] = {
+            "method": str(Method.PARTIAL),
+            "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
         }
-    )
-    if len(meant) == 1:
-        (own, phrase), = meant.items()
-        decision.match = FieldMatch(phrase, own, Method.ALIAS, 1.0)
+        steps.append(step)
+        if scored:
+            best, second = scored[0], (scored[1] if len(scored) > 1 else None)
+            lead = best[0] - (second[0] if second else 0.0)
+            if best[0] < 1.0 and not _is_a(squash(best[2]), targets) and _inside_phrases(best[3], text, hits):
+                # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
+                step["passed_to_alias"] = "an alias phrase of the question means another field"
+            elif lead >= PARTIAL_MARGIN:
+                runner = None if second is None else (second[2], second[0])
+                decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
+                return True
+            else:
+                decision.candidates = [s[2] for s in scored if best[0] - s[0] < PARTIAL_MARGIN]
+                return True
+
+        meant: dict[str, str] = {}
+        for alias in hits:
+            for target in alias.fields:
+                own = by_form.get(squash(target))
+                if own is not None and own not in meant:
+                    meant[own] = alias.phrase
+        kinds: dict[str, str] = {}
+        if not meant:  # 单位地址 is an 地址, 歌曲时长 a 时长: a field named by a longer name of the same kind
+            for alias in hits:
+                for target in alias.fields:
+                    for own in names:
+                        if own not in kinds and _is_a(squash(own), [squash(target)]):
+                            kinds[own] = alias.phrase
+            meant = kinds
+        steps.append(
+            {
+                "method": str(Method.ALIAS),
+                "phrases": [[a.phrase, list(a.fields)] for a in hits],
+                "found": sorted(meant),
+                **({"by_kind": True} if kinds else {}),
+            }
+        )
+        if len(meant) == 1:
+            (own, phrase), = meant.items()
+            decision.match = FieldMatch(phrase, own, Method.ALIAS, 1.0)
+            return True
+        if meant:
+            decision.candidates = sorted(meant)
+            return True
+        if hits:
+            decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
+            return True
+        return False
+
+    if by_parts(focus, ()):
         return decision
-    if meant:
-        decision.candidates = sorted(meant)
-        return decision
-    if hits:
-        decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
-        return decision
+    if focus is not None:
+        # the field named is one the subject lacks, and nothing was found at it: the named
+        # "field" may be an ordinary word (属于, 类型, 主要); look at the whole question, with
+        # no piece crossing an ordinary phrase (个人 in 这个人) nor inside the named field
+        steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
+        if by_parts(None, ordinary_spans(text)):
+            return decision
 
     if scorer is None or focus is not None:
         why = "the question names a field the subject does not have" if focus is not None else scorer_note

@@ -125,12 +125,20 @@ def _crosses(start: int, end: int, avoid: Spans) -> bool:
 
 
 def _is_a(field: str, kinds: Sequence[str]) -> bool:
-    """Whether ``field`` (squashed) is one of ``kinds`` or a longer name ending in one.
+    """Whether ``field`` (squashed) is one of ``kinds`` (squashed), by the shape of its name.
 
-    Chinese compounds put the kind last: 单位地址 is an 地址, 歌曲时长 a 时长. A kind of
-    one code point (高, 价) is too short to say so.
+    Chinese compounds put the kind last: 单位地址 is an 地址, 歌曲时长 a 时长; a kind of
+    one code point names only two-code-point fields (车高 is a 高; 最高时速 is not).
+    A field that is a kind plus one code point is that kind too (人口数, 作词者).
     """
-    return any(field == k or (len(k) >= 2 and field.endswith(k)) for k in kinds)
+    for k in kinds:
+        if field == k:
+            return True
+        if len(k) >= 2 and (field.endswith(k) or (field.startswith(k) and len(field) == len(k) + 1)):
+            return True
+        if len(k) == 1 and len(field) == 2 and field.endswith(k):
+            return True
+    return False
 
 
 def _usable(start: int, end: int, shadows: Spans, focus: Spans | None, avoid: Spans = ()) -> bool:

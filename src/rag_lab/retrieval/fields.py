@@ -100,6 +100,29 @@ def decoy_fields() -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for a in general_aliases() for f in a.fields))
 
 
+COUNT_WORDS = ("多少", "几")
+
+
+def count_aliases(text: str) -> list[Alias]:
+    """``多少层`` / ``几个座`` ask a count of 层 / 座: the field named ``层数`` (or ``…层数``).
+
+    Chinese names a count by the measure word + 数, so ``多少`` or ``几`` (optionally with
+    ``个``) before one CJK code point is an alias phrase for that ``M数``.
+    """
+    found: dict[str, Alias] = {}
+    for word in COUNT_WORDS:
+        start = text.find(word)
+        while start >= 0:
+            at = start + len(word)
+            phrase = word
+            if text.startswith("个", at):
+                at, phrase = at + 1, word + "个"
+            if at < len(text) and "\u4e00" <= text[at] <= "\u9fff" and text[at] not in "个的是了吗呢啊呀钱":
+                found.setdefault(phrase + text[at], Alias(phrase + text[at], (text[at] + "数",), 0))
+            start = text.find(word, start + 1)
+    return list(found.values())
+
+
 # -- the steps ---------------------------------------------------------------------------
 
 
@@ -312,6 +335,7 @@ def match_field(
 
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
+    table += [a for a in count_aliases(text) if a.phrase not in seen]
     by_form = {squash(n): n for n in names}
 
     def by_parts(where: Spans | None, avoid: Spans) -> bool:
@@ -367,8 +391,8 @@ def match_field(
         if meant:
             decision.candidates = sorted(meant)
             return True
-        if hits:
-            decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
+        if any(a.line for a in hits):  # a count phrase (line 0, count_aliases) alone stops nothing
+            decision.absent = list(dict.fromkeys(t for a in hits if a.line for t in a.fields))
             return True
         return False
 

@@ -102,6 +102,20 @@ def decoy_fields() -> tuple[str, ...]:
 
 COUNT_WORDS = ("多少", "几")
 
+#: Question words and the kinds of field they ask (a name ending in the kind). Too
+#: general to name a field alone, they only choose among partial matches that tie.
+KIND_WORDS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("什么时候", "何时", "哪年", "哪一年", "几时", "什么时间", "哪天", "几月", "几号"), ("时间", "日期", "年份", "年代", "时期", "年月")),
+    (("在哪", "哪里", "哪儿", "什么地方", "哪个地方", "何处", "何地"), ("地点", "地址", "位置", "地区", "所在地", "地")),
+    (("是谁", "谁", "哪位"), ("人", "者", "人员")),
+    (("多少", "几"), ("数", "数量", "量")),
+)
+
+
+def _asked_kinds(text: str) -> list[str]:
+    """The field kinds the question words of ``text`` ask (:data:`KIND_WORDS`)."""
+    return [k for words, kinds in KIND_WORDS if any(w in text for w in words) for k in kinds]
+
 
 def count_aliases(text: str) -> list[Alias]:
     """``多少层`` / ``几个座`` ask a count of 层 / 座: the field named ``层数`` (or ``…层数``).
@@ -359,7 +373,15 @@ def match_field(
                 decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
                 return True
             else:
-                decision.candidates = [s[2] for s in scored if best[0] - s[0] < PARTIAL_MARGIN]
+                close = [t for t in scored if best[0] - t[0] < PARTIAL_MARGIN]
+                kinds = _asked_kinds(text)
+                fit = [t for t in close if any(squash(t[2]).endswith(k) for k in kinds)]
+                if len(fit) == 1:  # 颁布日期 / 颁布部门 for 什么时候颁布: the question word says which
+                    other = next(t for t in close if t is not fit[0])
+                    decision.match = FieldMatch(fit[0][3], fit[0][2], Method.PARTIAL, fit[0][0], (other[2], other[0]))
+                    step["kind"] = kinds
+                    return True
+                decision.candidates = [t[2] for t in close]
                 return True
 
         meant: dict[str, str] = {}

@@ -161,6 +161,17 @@ def _crosses(start: int, end: int, avoid: Spans) -> bool:
     return any(start < b and a < end and not (a <= start and end <= b) and not (start <= a and b <= end) for a, b in avoid)
 
 
+def base(name: str) -> str:
+    """``name`` squashed, without a trailing bracketed unit or note: ``重量(kg)`` → ``重量``."""
+    stripped = name.rstrip()
+    for open_, close in (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】")):
+        if stripped.endswith(close) and open_ in stripped:
+            head = stripped[: stripped.rindex(open_)]
+            if squash(head):
+                return squash(head)
+    return squash(stripped)
+
+
 def _is_a(field: str, kinds: Sequence[str]) -> bool:
     """Whether ``field`` (squashed) is one of ``kinds`` (squashed), by the shape of its name.
 
@@ -351,6 +362,9 @@ def match_field(
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
     table += [a for a in count_aliases(text) if a.phrase not in seen]
     by_form = {squash(n): n for n in names}
+    by_base: dict[str, list[str]] = {}
+    for n in names:  # 人口（2010） is asked as 人口; 人口（2000） too, then the question needs clarification
+        by_base.setdefault(base(n), []).append(n)
 
     def by_parts(where: Spans | None, avoid: Spans) -> bool:
         """Steps 3 and 4 (partial, alias); True when they end the search."""
@@ -374,12 +388,12 @@ def match_field(
                 return True
             else:
                 close = [t for t in scored if best[0] - t[0] < PARTIAL_MARGIN]
-                kinds = _asked_kinds(text)
-                fit = [t for t in close if any(squash(t[2]).endswith(k) for k in kinds)]
+                asked_kinds = _asked_kinds(text)
+                fit = [t for t in close if any(squash(t[2]).endswith(k) for k in asked_kinds)]
                 if len(fit) == 1:  # 颁布日期 / 颁布部门 for 什么时候颁布: the question word says which
                     other = next(t for t in close if t is not fit[0])
                     decision.match = FieldMatch(fit[0][3], fit[0][2], Method.PARTIAL, fit[0][0], (other[2], other[0]))
-                    step["kind"] = kinds
+                    step["kind"] = asked_kinds
                     return True
                 decision.candidates = [t[2] for t in close]
                 return True
@@ -387,15 +401,15 @@ def match_field(
         meant: dict[str, str] = {}
         for alias in hits:
             for target in alias.fields:
-                own = by_form.get(squash(target))
-                if own is not None and own not in meant:
-                    meant[own] = alias.phrase
+                exact = by_form.get(squash(target))
+                for own in [exact] if exact is not None else by_base.get(squash(target), []):
+                    meant.setdefault(own, alias.phrase)
         kinds: dict[str, str] = {}
         if not meant:  # 单位地址 is an 地址, 歌曲时长 a 时长: a field named by a longer name of the same kind
             for alias in hits:
                 for target in alias.fields:
                     for own in names:
-                        if own not in kinds and _is_a(squash(own), [squash(target)]):
+                        if own not in kinds and _is_a(base(own), [squash(target)]):
                             kinds[own] = alias.phrase
             meant = kinds
         steps.append(

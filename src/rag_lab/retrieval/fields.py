@@ -278,11 +278,19 @@ def _partial(
     return sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))
 
 
+@functools.lru_cache(maxsize=4096)
+def _forms(phrase: str) -> tuple[str, ...]:
+    """How an alias phrase may be written: squashed, and with the colloquial 啥 for 什么."""
+    form = squash(phrase)
+    return (form, form.replace("什么", "啥")) if "什么" in form else (form,)
+
+
 def _alias_hits(
     text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[Alias]:
     hits = [
-        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus, avoid)]) for a in aliases
+        (a, [w for f in _forms(a.phrase) for w in _occurrences(f, text) if _usable(*w, shadows, focus, avoid)])
+        for a in aliases
     ]
     hits = [(a, w) for a, w in hits if w]
     return [
@@ -298,7 +306,7 @@ def _alias_hits(
 
 def _inside_phrases(pieces: str, text: str, hits: Sequence[Alias]) -> bool:
     """Whether every occurrence of every piece lies inside an occurrence of a hit phrase."""
-    spans = [w for a in hits for w in _occurrences(squash(a.phrase), text)]
+    spans = [w for a in hits for f in _forms(a.phrase) for w in _occurrences(f, text)]
     if not spans:
         return False
     return all(
@@ -366,7 +374,7 @@ def match_field(
     for n in names:  # 人口（2010） is asked as 人口; 人口（2000） too, then the question needs clarification
         by_base.setdefault(base(n), []).append(n)
 
-    def by_parts(where: Spans | None, avoid: Spans) -> bool:
+    def by_parts(where: Spans | None, avoid: Spans, text: str = text, shadows: Spans = shadows) -> bool:
         """Steps 3 and 4 (partial, alias); True when they end the search."""
         hits = _alias_hits(text, table, shadows, where)
         targets = [squash(t) for a in hits for t in a.fields]
@@ -440,6 +448,12 @@ def match_field(
         # no piece crossing an ordinary phrase (个人 in 这个人) nor inside the named field
         steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
         if by_parts(None, ordinary_spans(text)):
+            return decision
+    if "的" in text and not decision.absent:
+        # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
+        joined = text.replace("的", "")
+        steps.append({"method": "retry", "why": "nothing found; the question without 的"})
+        if by_parts(None, ordinary_spans(joined), joined, _shadow_spans(joined, [squash(n) for n in named])):
             return decision
 
     if scorer is None or focus is not None:

@@ -80,6 +80,51 @@ def test_partial_inside_an_alias_phrase_for_another_field_does_not_decide() -> N
     assert d.match is None
 
 
+@pytest.mark.parametrize(
+    ("rest", "fields", "want", "method"),
+    [
+        ("\ufffc在哪里？", ["单位地址", "行业"], "单位地址", Method.ALIAS),  # a longer name of the alias's kind
+        ("请问\ufffc有多高？", ["塔高", "建成时间"], "塔高", Method.ALIAS),  # a kind of one code point: two-code-point fields
+        ("\ufffc有多重？", ["重量(kg)", "颜色"], "重量(kg)", Method.ALIAS),  # a trailing unit
+        ("\ufffc有多少人？", ["人口数", "面积"], "人口数", Method.ALIAS),  # the kind plus one code point
+        ("请问\ufffc有多少层？", ["层数", "高度"], "层数", Method.ALIAS),  # a count: 多少 + measure word → 层数
+        ("你知道\ufffc有几个座吗？", ["楼宇座数", "地址"], "楼宇座数", Method.ALIAS),
+        ("\ufffc啥时候去世的", ["逝世日期", "身高"], "逝世日期", Method.ALIAS),  # 啥 for 什么
+        ("你知道\ufffc是由谁作的曲吗？", ["作曲", "发行日期"], "作曲", Method.PARTIAL),  # split by 的
+        ("\ufffc是什么时候颁布的？", ["颁布日期", "颁布部门"], "颁布日期", Method.PARTIAL),  # the question word breaks the tie
+        ("请问是谁提出了\ufffc？", ["提出人", "提出时间"], "提出人", Method.PARTIAL),
+    ],
+)
+def test_fields_named_by_kind_count_and_colloquial_phrasing(
+    rest: str, fields: list[str], want: str, method: Method
+) -> None:
+    d = match_field(rest, fields, GENERAL)
+    assert d.match is not None and (d.match.field, d.match.method) == (want, method), (d.candidates, d.steps)
+
+
+@pytest.mark.parametrize(
+    ("rest", "fields", "candidates"),
+    [
+        ("\ufffc有多少人口？", ["人口（2000）", "人口（2010）"], ["人口（2000）", "人口（2010）"]),  # two with one base name
+        ("\ufffc有多长？", ["队长", "校长"], []),  # 长 is not a kind of one code point for 多长
+        ("\ufffc的面积有多大", ["占地面积", "建筑面积"], ["占地面积", "建筑面积"]),  # no question word to break it
+    ],
+)
+def test_kind_matching_never_picks_one_of_several_or_a_title(rest: str, fields: list[str], candidates: list[str]) -> None:
+    d = match_field(rest, fields, GENERAL)
+    assert d.match is None and d.candidates == candidates, d.steps
+
+
+def test_a_named_field_the_subject_lacks_is_retried_on_the_whole_question_without_crossing_ordinary_words() -> None:
+    # 属于 is a field of the corpus the subject lacks: nothing at it, so the whole question is read
+    d = match_field("请问\ufffc属于哪个乡镇？", ["所属乡镇", "人口"], GENERAL, asked_at=[(3, 5)])
+    assert d.match is not None and (d.match.field, d.match.method) == ("所属乡镇", Method.PARTIAL)
+    assert any(s.get("method") == "retry" for s in d.steps)
+    # 个人 in 这个人 crosses the ordinary word 这个: never 个人主页 for a question about 额定功率
+    d = match_field("这个人的\ufffc额定功率", ["个人主页"], GENERAL, asked_at=[(5, 9)])
+    assert d.match is None and not d.candidates
+
+
 def _scripted(scores: dict[str, float]) -> object:
     # the model is outside the project: a scripted stand-in tests our margin rule only
     def scorer(text: str, names: Sequence[str]) -> list[float]:

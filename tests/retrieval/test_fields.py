@@ -214,7 +214,11 @@ def test_ordinary_word_subjects_are_still_askable_when_they_stand_apart(shop: Pa
 
 def test_the_documented_ordinary_word_rows_are_in_the_docs() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
-    for q in ("龘的郑码是什么？", "你知道而今用拼音怎么拼吗？", "多花秋海棠属于哪个门的植物", "打乒乓球的王皓有多高"):
+    for q in (
+        "龘的郑码是什么？", "你知道而今用拼音怎么拼吗？", "多花秋海棠属于哪个门的植物", "打乒乓球的王皓有多高",
+        "你知道日本国家男子足球队的最佳成绩是什么，何时取得的吗？", "马云先生的国籍", "圣字的部首", "梅江流域的面积",
+        "属于哪个乡镇", "由谁作的曲", "什么时候颁布", "这个人的额定功率", "重量(kg)", "多少层",
+    ):
         assert f"`{q}`" in text
 
 

@@ -14,12 +14,25 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    covered characters and a score ≥ ``PARTIAL_MIN``; the best is accepted when it leads
    the runner-up by ≥ ``PARTIAL_MARGIN``.
    A partial score below 1 whose pieces all lie inside alias phrases (step 4) meaning
-   other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``).
+   other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``)
+   unless the field is of such a field's kind (:func:`_is_a`). Partial matches that tie
+   are separated only by the kind a question word asks (``什么时候颁布``: 颁布日期, not
+   颁布部门; ``KIND_WORDS``), never by that word alone.
 4. ``alias`` — a phrase of the alias tables (the general one shipped with rag_lab,
-   ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``)
+   ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``; ``啥``
+   may stand for ``什么``; ``多少层``/``几个座`` are count phrases for 层数/座数)
    occurs in the question, and the subject has one of the fields it may mean
-   (``多少岁`` → 年龄). A phrase inside a longer phrase found is not counted. When the
-   phrases found mean only fields the subject does not have, no later step guesses.
+   (``多少岁`` → 年龄), by name, by name less a trailing unit (``重量(kg)``), or — when
+   no field is named so — by kind: a field whose name ends in the meant name (单位地址
+   for 地址; a one-code-point kind only for two-code-point names: 塔高 for 高) or is it
+   plus one code point (人口数). A phrase inside a longer phrase found is not counted.
+   When the phrases found mean only fields the subject does not have, no later step guesses.
+
+When the question names a field of the corpus that the subject lacks, steps 3–4 first
+look only where that field is named (``投资`` → 总投资); finding nothing there, they are
+retried on the whole question (that "field" is often an ordinary word: 属于, 类型, 主要),
+with no partial piece crossing an ordinary phrase (``个人`` in ``这个人``) or lying inside
+the named field. A last retry reads the question without ``的`` (``由谁作的曲`` → 作曲).
 5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): the
    question's remaining words are scored against the subject's field names and against
    the general table's field names the subject does not have (so a question about

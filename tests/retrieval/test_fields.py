@@ -260,7 +260,8 @@ def test_a_question_about_an_absent_subject_is_never_answered(
 
 POSSESSOR = {
     "documents/a.md": "主题：日本\n国家代码：JPN\n最佳成绩：无\n主题：梅江\n流域面积：一万平方公里\n"
-    "主题：马云\n国籍：中国\n主题：圣\n部首：土\n",
+    "主题：马云\n国籍：中国\n主题：圣\n部首：土\n主题：sts-8\n发射地点：肯尼迪航天中心\n"
+    "主题：奔跑吧兄弟\n主持人：邓超\n主题：华为荣耀6\ncpu频率：1.7GHz\n",
 }
 
 
@@ -274,6 +275,11 @@ POSSESSOR = {
         ("马云先生的国籍", "中国"),  # a title follows the name
         ("圣字的部首是什么？", "土"),  # the kind of thing named
         ("请问梅江流域的面积有多大？", "一万平方公里"),  # the run is part of the field's name
+        ("sts-85是在哪里发射的？", None),  # sts-8 cuts the number 85
+        ("sts-8是在哪里发射的？", "肯尼迪航天中心"),
+        ("哪些人主持了奔跑吧兄弟第一季？", None),  # a numbered season is another name
+        ("哪些人主持了奔跑吧兄弟？", "邓超"),
+        ("请问华为荣耀6cpu的频率是多少？", "1.7GHz"),  # letters after a digit may end the name
     ],
 )
 def test_a_short_subject_running_on_into_a_longer_possessor_is_not_that_subject(
@@ -284,7 +290,7 @@ def test_a_short_subject_running_on_into_a_longer_possessor_is_not_that_subject(
     result = query_once(question, root)
     if answer is None:
         assert (result["status"], result["reason"]) == ("refused", "no_supporting_evidence"), result["message"]
-        assert "is not a subject in the corpus" in result["message"]
+        assert result["answer"] is None and "sts-8 " not in result["message"] and "日本 " not in result["message"]
     else:
         assert (result["status"], result["answer"]) == ("answered", answer), result["message"]
 

@@ -13,6 +13,8 @@ in front of a field once they are removed is "the place where the subject belong
 
 from __future__ import annotations
 
+import re
+
 ORDINARY_PHRASES: tuple[str, ...] = tuple(
     sorted(
         {
@@ -154,6 +156,30 @@ def possessor_end(question: str, end: int, stops: set[int]) -> int | None:
     return j
 
 
+def splits_latin_word(question: str, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` cuts a run of Latin letters and digits (``sts-8`` in ``sts-85``).
+
+    A run of digits or of Latin letters is one word: a name matching only part of one is
+    not named (the question names another model, number or code). A change between
+    letters and digits may end a name (``3770cpu``, ``荣耀6cpu``).
+    """
+    def same(a: str, b: str) -> bool:
+        return a.isascii() and b.isascii() and ((a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha()))
+
+    return (start > 0 and same(question[start - 1], question[start])) or (
+        end < len(question) and same(question[end - 1], question[end])
+    )
+
+
+_NUMBERED = re.compile(r"第[0-9一二三四五六七八九十百千零〇两]+[季部集届期代版章回卷册号辑场]")
+
+
+def numbered_after(question: str, end: int) -> str:
+    """``第一季`` / ``第3届`` right after a name: a numbered part of it, hence another name."""
+    found = _NUMBERED.match(question, end)
+    return found.group() if found else ""
+
+
 def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     """The run of text ending at ``end`` from the boundary before ``start`` (the unknown name)."""
     left = start
@@ -162,4 +188,4 @@ def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     return strip_lead_ins(question[left:end])
 
 
-__all__ = ["TITLES", "possessor_end", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]
+__all__ = ["TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

@@ -36,8 +36,10 @@ from rag_lab.retrieval.ordinary import (
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
+    numbered_after,
     ordinary_spans,
     possessor_end,
+    splits_latin_word,
     stands_apart,
     strip_lead_ins,
 )
@@ -175,6 +177,7 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
         for name, kinds in known.items()
         for s, e in spans[name]
         if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
+        and not splits_latin_word(question, s, e)  # sts-8 in sts-85 is not a name
     ]
     return sorted(found, key=lambda m: (m.start, m.end))
 
@@ -200,7 +203,7 @@ def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
     for text, pairs in source.folded_name_kinds(spans).items():
         for name, kind in pairs:
             for s, e in spans[text]:
-                if not is_ordinary(name, s, e, ordinary):
+                if not is_ordinary(name, s, e, ordinary) and not splits_latin_word(question, s, e):
                     found.setdefault((s, e, name), set()).add(kind)
     return [Match(s, e, name, frozenset(kinds)) for (s, e, name), kinds in sorted(found.items())]
 
@@ -457,6 +460,13 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
     mine = [m for m in parsed.matches if m.name == subject]
     known = {p for m in parsed.matches if m.name == field_name for p in (m.start, m.end)}
     if not mine:
+        return parsed
+    numbered = [numbered_after(question, m.end) for m in mine]
+    if all(numbered):  # 奔跑吧兄弟第一季: a season, edition or part of the subject is another name
+        name = question[mine[0].start : mine[0].end + len(numbered[0])]
+        parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
+        parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
+        parsed.field_matches = {}
         return parsed
     if any(stands_apart(question, m.start, m.end, known) for m in mine):
         return _possessor_apart(question, parsed, mine)

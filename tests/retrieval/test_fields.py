@@ -120,6 +120,9 @@ def test_a_named_field_the_subject_lacks_is_retried_on_the_whole_question_withou
     d = match_field("请问\ufffc属于哪个乡镇？", ["所属乡镇", "人口"], GENERAL, asked_at=[(3, 5)])
     assert d.match is not None and (d.match.field, d.match.method) == ("所属乡镇", Method.PARTIAL)
     assert any(s.get("method") == "retry" for s in d.steps)
+    # a specific field the subject lacks (longer than WEAK_NAME) is what is asked: no retry
+    d = match_field("\ufffc这款产品的额定功率是什么？", ["产品型号", "价格"], GENERAL, asked_at=[(8, 12)])
+    assert d.match is None and not d.candidates and d.steps[-1]["method"] == "retry", d.steps
     # 个人 in 这个人 crosses the ordinary word 这个: never 个人主页 for a question about 额定功率
     d = match_field("这个人的\ufffc额定功率", ["个人主页"], GENERAL, asked_at=[(5, 9)])
     assert d.match is None and not d.candidates

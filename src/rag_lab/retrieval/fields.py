@@ -114,6 +114,7 @@ def decoy_fields() -> tuple[str, ...]:
 
 
 COUNT_WORDS = ("多少", "几")
+WEAK_NAME = 2  # a named field of at most this many code points may be an ordinary word (属于, 类型)
 
 #: Question words and the kinds of field they ask (a name ending in the kind). Too
 #: general to name a field alone, they only choose among partial matches that tie.
@@ -455,10 +456,15 @@ def match_field(
 
     if by_parts(focus, ()):
         return decision
+    strong = [b - a for a, b in asked_at if b - a > WEAK_NAME]
+    if strong:
+        # 这款产品的额定功率: a specific field the subject lacks is what is asked; no retry
+        steps.append({"method": "retry", "skipped": "the question names a field the subject lacks"})
+        return decision
     if focus is not None:
-        # the field named is one the subject lacks, and nothing was found at it: the named
-        # "field" may be an ordinary word (属于, 类型, 主要); look at the whole question, with
-        # no piece crossing an ordinary phrase (个人 in 这个人) nor inside the named field
+        # the field named is one the subject lacks, and nothing was found at it: a name of
+        # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
+        # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
         steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
         if by_parts(None, ordinary_spans(text)):
             return decision

@@ -14,12 +14,25 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    covered characters and a score ≥ ``PARTIAL_MIN``; the best is accepted when it leads
    the runner-up by ≥ ``PARTIAL_MARGIN``.
    A partial score below 1 whose pieces all lie inside alias phrases (step 4) meaning
-   other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``).
+   other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``)
+   unless the field is of such a field's kind (:func:`_is_a`). Partial matches that tie
+   are separated only by the kind a question word asks (``什么时候颁布``: 颁布日期, not
+   颁布部门; ``KIND_WORDS``), never by that word alone.
 4. ``alias`` — a phrase of the alias tables (the general one shipped with rag_lab,
-   ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``)
+   ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``; ``啥``
+   may stand for ``什么``; ``多少层``/``几个座`` are count phrases for 层数/座数)
    occurs in the question, and the subject has one of the fields it may mean
-   (``多少岁`` → 年龄). A phrase inside a longer phrase found is not counted. When the
-   phrases found mean only fields the subject does not have, no later step guesses.
+   (``多少岁`` → 年龄), by name, by name less a trailing unit (``重量(kg)``), or — when
+   no field is named so — by kind: a field whose name ends in the meant name (单位地址
+   for 地址; a one-code-point kind only for two-code-point names: 塔高 for 高) or is it
+   plus one code point (人口数). A phrase inside a longer phrase found is not counted.
+   When the phrases found mean only fields the subject does not have, no later step guesses.
+
+When the question names a field of the corpus that the subject lacks, steps 3–4 first
+look only where that field is named (``投资`` → 总投资); finding nothing there, they are
+retried on the whole question (that "field" is often an ordinary word: 属于, 类型, 主要),
+with no partial piece crossing an ordinary phrase (``个人`` in ``这个人``) or lying inside
+the named field. A last retry reads the question without ``的`` (``由谁作的曲`` → 作曲).
 5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): the
    question's remaining words are scored against the subject's field names and against
    the general table's field names the subject does not have (so a question about
@@ -100,6 +113,44 @@ def decoy_fields() -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for a in general_aliases() for f in a.fields))
 
 
+COUNT_WORDS = ("多少", "几")
+WEAK_NAME = 2  # a named field of at most this many code points may be an ordinary word (属于, 类型)
+
+#: Question words and the kinds of field they ask (a name ending in the kind). Too
+#: general to name a field alone, they only choose among partial matches that tie.
+KIND_WORDS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("什么时候", "何时", "哪年", "哪一年", "几时", "什么时间", "哪天", "几月", "几号"), ("时间", "日期", "年份", "年代", "时期", "年月")),
+    (("在哪", "哪里", "哪儿", "什么地方", "哪个地方", "何处", "何地"), ("地点", "地址", "位置", "地区", "所在地", "地")),
+    (("是谁", "谁", "哪位"), ("人", "者", "人员")),
+    (("多少", "几"), ("数", "数量", "量")),
+)
+
+
+def _asked_kinds(text: str) -> list[str]:
+    """The field kinds the question words of ``text`` ask (:data:`KIND_WORDS`)."""
+    return [k for words, kinds in KIND_WORDS if any(w in text for w in words) for k in kinds]
+
+
+def count_aliases(text: str) -> list[Alias]:
+    """``多少层`` / ``几个座`` ask a count of 层 / 座: the field named ``层数`` (or ``…层数``).
+
+    Chinese names a count by the measure word + 数, so ``多少`` or ``几`` (optionally with
+    ``个``) before one CJK code point is an alias phrase for that ``M数``.
+    """
+    found: dict[str, Alias] = {}
+    for word in COUNT_WORDS:
+        start = text.find(word)
+        while start >= 0:
+            at = start + len(word)
+            phrase = word
+            if text.startswith("个", at):
+                at, phrase = at + 1, word + "个"
+            if at < len(text) and "\u4e00" <= text[at] <= "\u9fff" and text[at] not in "个的是了吗呢啊呀钱":
+                found.setdefault(phrase + text[at], Alias(phrase + text[at], (text[at] + "数",), 0))
+            start = text.find(word, start + 1)
+    return list(found.values())
+
+
 # -- the steps ---------------------------------------------------------------------------
 
 
@@ -119,9 +170,42 @@ def _shadowed(start: int, end: int, shadows: Sequence[tuple[int, int]]) -> bool:
 Spans = Sequence[tuple[int, int]]
 
 
-def _usable(start: int, end: int, shadows: Spans, focus: Spans | None) -> bool:
-    """Not inside a longer named name, and (with ``focus``) overlapping the named field."""
-    if _shadowed(start, end, shadows):
+def _crosses(start: int, end: int, avoid: Spans) -> bool:
+    """Whether ``[start, end)`` overlaps a span of ``avoid`` without either holding the other."""
+    return any(start < b and a < end and not (a <= start and end <= b) and not (start <= a and b <= end) for a, b in avoid)
+
+
+def base(name: str) -> str:
+    """``name`` squashed, without a trailing bracketed unit or note: ``重量(kg)`` → ``重量``."""
+    stripped = name.rstrip()
+    for open_, close in (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】")):
+        if stripped.endswith(close) and open_ in stripped:
+            head = stripped[: stripped.rindex(open_)]
+            if squash(head):
+                return squash(head)
+    return squash(stripped)
+
+
+def _is_a(field: str, kinds: Sequence[str]) -> bool:
+    """Whether ``field`` (squashed) is one of ``kinds`` (squashed), by the shape of its name.
+
+    Chinese compounds put the kind last: 单位地址 is an 地址, 歌曲时长 a 时长; a kind of
+    one code point names only two-code-point fields (车高 is a 高; 最高时速 is not).
+    A field that is a kind plus one code point is that kind too (人口数, 作词者).
+    """
+    for k in kinds:
+        if field == k:
+            return True
+        if len(k) >= 2 and (field.endswith(k) or (field.startswith(k) and len(field) == len(k) + 1)):
+            return True
+        if len(k) == 1 and len(field) == 2 and field.endswith(k):
+            return True
+    return False
+
+
+def _usable(start: int, end: int, shadows: Spans, focus: Spans | None, avoid: Spans = ()) -> bool:
+    """Not inside a longer named name, not crossing an ``avoid`` phrase, and (with ``focus``) overlapping the named field."""
+    if _shadowed(start, end, shadows) or (avoid and _crosses(start, end, avoid)):
         return False
     return focus is None or any(start < b and a < end for a, b in focus)
 
@@ -168,7 +252,9 @@ def _named(
     return sorted(kept)
 
 
-def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = None) -> tuple[int, str]:
+def coverage(
+    name: str, text: str, shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
+) -> tuple[int, str]:
     """(characters of ``name`` covered by pieces of ≥ 2 characters found in ``text``, the pieces).
 
     A piece counts only where it does not lie strictly inside a longer name of ``shadows``.
@@ -177,7 +263,7 @@ def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = No
     while i < len(name):
         length = 0
         for size in range(len(name) - i, 1, -1):
-            if any(_usable(s, e, shadows, focus) for s, e in _occurrences(name[i : i + size], text)):
+            if any(_usable(s, e, shadows, focus, avoid) for s, e in _occurrences(name[i : i + size], text)):
                 length = size
                 break
         if length:
@@ -190,15 +276,15 @@ def coverage(name: str, text: str, shadows: Spans = (), focus: Spans | None = No
 
 
 def _partial(
-    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None
+    fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[tuple[float, int, str, str]]:
     scored = []
     for name in fields:
         form = squash(name)
         if not form:
             continue
-        covered, pieces = coverage(form, text, shadows)
-        if focus is not None and not coverage(form, text, shadows, focus)[0]:
+        covered, pieces = coverage(form, text, shadows, None, avoid)
+        if focus is not None and not coverage(form, text, shadows, focus, avoid)[0]:
             continue  # no piece touches the field the question names
         score = covered / len(form)
         if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
@@ -206,11 +292,19 @@ def _partial(
     return sorted(scored, key=lambda t: (-t[0], -t[1], t[2]))
 
 
+@functools.lru_cache(maxsize=4096)
+def _forms(phrase: str) -> tuple[str, ...]:
+    """How an alias phrase may be written: squashed, and with the colloquial 啥 for 什么."""
+    form = squash(phrase)
+    return (form, form.replace("什么", "啥")) if "什么" in form else (form,)
+
+
 def _alias_hits(
-    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None
+    text: str, aliases: Sequence[Alias], shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[Alias]:
     hits = [
-        (a, [w for w in _occurrences(squash(a.phrase), text) if _usable(*w, shadows, focus)]) for a in aliases
+        (a, [w for f in _forms(a.phrase) for w in _occurrences(f, text) if _usable(*w, shadows, focus, avoid)])
+        for a in aliases
     ]
     hits = [(a, w) for a, w in hits if w]
     return [
@@ -226,7 +320,7 @@ def _alias_hits(
 
 def _inside_phrases(pieces: str, text: str, hits: Sequence[Alias]) -> bool:
     """Whether every occurrence of every piece lies inside an occurrence of a hit phrase."""
-    spans = [w for a in hits for w in _occurrences(squash(a.phrase), text)]
+    spans = [w for a in hits for f in _forms(a.phrase) for w in _occurrences(f, text)]
     if not spans:
         return False
     return all(
@@ -288,53 +382,98 @@ def match_field(
 
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
-    hits = _alias_hits(text, table, shadows, focus)
-    targets = {squash(t) for a in hits for t in a.fields}
-
-    scored = _partial(names, text, shadows, focus)
-    step: dict[str, Any] = {
-        "method": str(Method.PARTIAL),
-        "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
-    }
-    steps.append(step)
-    if scored:
-        best, second = scored[0], (scored[1] if len(scored) > 1 else None)
-        lead = best[0] - (second[0] if second else 0.0)
-        if best[0] < 1.0 and squash(best[2]) not in targets and _inside_phrases(best[3], text, hits):
-            # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
-            step["passed_to_alias"] = "an alias phrase of the question means another field"
-        elif lead >= PARTIAL_MARGIN:
-            runner = None if second is None else (second[2], second[0])
-            decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
-            return decision
-        else:
-            decision.candidates = [s[2] for s in scored if best[0] - s[0] < PARTIAL_MARGIN]
-            return decision
-
+    table += [a for a in count_aliases(text) if a.phrase not in seen]
     by_form = {squash(n): n for n in names}
-    meant: dict[str, str] = {}
-    for alias in hits:
-        for target in alias.fields:
-            own = by_form.get(squash(target))
-            if own is not None and own not in meant:
-                meant[own] = alias.phrase
-    steps.append(
-        {
-            "method": str(Method.ALIAS),
-            "phrases": [[a.phrase, list(a.fields)] for a in hits],
-            "found": sorted(meant),
+    by_base: dict[str, list[str]] = {}
+    for n in names:  # 人口（2010） is asked as 人口; 人口（2000） too, then the question needs clarification
+        by_base.setdefault(base(n), []).append(n)
+
+    def by_parts(where: Spans | None, avoid: Spans, text: str = text, shadows: Spans = shadows) -> bool:
+        """Steps 3 and 4 (partial, alias); True when they end the search."""
+        hits = _alias_hits(text, table, shadows, where)
+        targets = [squash(t) for a in hits for t in a.fields]
+        scored = _partial(names, text, shadows, where, avoid)
+        step: dict[str, Any] = {
+            "method": str(Method.PARTIAL),
+            "scores": [[n, round(s, 4), p] for s, _, n, p in scored[:CANDIDATE_LIMIT]],
         }
-    )
-    if len(meant) == 1:
-        (own, phrase), = meant.items()
-        decision.match = FieldMatch(phrase, own, Method.ALIAS, 1.0)
+        steps.append(step)
+        if scored:
+            best, second = scored[0], (scored[1] if len(scored) > 1 else None)
+            lead = best[0] - (second[0] if second else 0.0)
+            if best[0] < 1.0 and not _is_a(squash(best[2]), targets) and _inside_phrases(best[3], text, hits):
+                # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
+                step["passed_to_alias"] = "an alias phrase of the question means another field"
+            elif lead >= PARTIAL_MARGIN:
+                runner = None if second is None else (second[2], second[0])
+                decision.match = FieldMatch(best[3], best[2], Method.PARTIAL, best[0], runner)
+                return True
+            else:
+                close = [t for t in scored if best[0] - t[0] < PARTIAL_MARGIN]
+                asked_kinds = _asked_kinds(text)
+                fit = [t for t in close if any(squash(t[2]).endswith(k) for k in asked_kinds)]
+                if len(fit) == 1:  # 颁布日期 / 颁布部门 for 什么时候颁布: the question word says which
+                    other = next(t for t in close if t is not fit[0])
+                    decision.match = FieldMatch(fit[0][3], fit[0][2], Method.PARTIAL, fit[0][0], (other[2], other[0]))
+                    step["kind"] = asked_kinds
+                    return True
+                decision.candidates = [t[2] for t in close]
+                return True
+
+        meant: dict[str, str] = {}
+        for alias in hits:
+            for target in alias.fields:
+                exact = by_form.get(squash(target))
+                for own in [exact] if exact is not None else by_base.get(squash(target), []):
+                    meant.setdefault(own, alias.phrase)
+        kinds: dict[str, str] = {}
+        if not meant:  # 单位地址 is an 地址, 歌曲时长 a 时长: a field named by a longer name of the same kind
+            for alias in hits:
+                for target in alias.fields:
+                    for own in names:
+                        if own not in kinds and _is_a(base(own), [squash(target)]):
+                            kinds[own] = alias.phrase
+            meant = kinds
+        steps.append(
+            {
+                "method": str(Method.ALIAS),
+                "phrases": [[a.phrase, list(a.fields)] for a in hits],
+                "found": sorted(meant),
+                **({"by_kind": True} if kinds else {}),
+            }
+        )
+        if len(meant) == 1:
+            (own, phrase), = meant.items()
+            decision.match = FieldMatch(phrase, own, Method.ALIAS, 1.0)
+            return True
+        if meant:
+            decision.candidates = sorted(meant)
+            return True
+        if any(a.line for a in hits):  # a count phrase (line 0, count_aliases) alone stops nothing
+            decision.absent = list(dict.fromkeys(t for a in hits if a.line for t in a.fields))
+            return True
+        return False
+
+    if by_parts(focus, ()):
         return decision
-    if meant:
-        decision.candidates = sorted(meant)
+    strong = [b - a for a, b in asked_at if b - a > WEAK_NAME]
+    if strong:
+        # 这款产品的额定功率: a specific field the subject lacks is what is asked; no retry
+        steps.append({"method": "retry", "skipped": "the question names a field the subject lacks"})
         return decision
-    if hits:
-        decision.absent = list(dict.fromkeys(t for a in hits for t in a.fields))
-        return decision
+    if focus is not None:
+        # the field named is one the subject lacks, and nothing was found at it: a name of
+        # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
+        # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
+        steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
+        if by_parts(None, ordinary_spans(text)):
+            return decision
+    if "的" in text and not decision.absent:
+        # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
+        joined = text.replace("的", "")
+        steps.append({"method": "retry", "why": "nothing found; the question without 的"})
+        if by_parts(None, ordinary_spans(joined), joined, _shadow_spans(joined, [squash(n) for n in named])):
+            return decision
 
     if scorer is None or focus is not None:
         why = "the question names a field the subject does not have" if focus is not None else scorer_note

@@ -13,6 +13,8 @@ in front of a field once they are removed is "the place where the subject belong
 
 from __future__ import annotations
 
+import re
+
 ORDINARY_PHRASES: tuple[str, ...] = tuple(
     sorted(
         {
@@ -25,6 +27,7 @@ ORDINARY_PHRASES: tuple[str, ...] = tuple(
             "有没有", "有谁", "有人", "有多", "有几", "一下", "一个", "一共", "几个", "一些",
             "的是", "的话", "吗", "呢", "吧", "啊", "呀", "了吗", "来着",
             "叫什么", "是多大", "多大", "多高", "多长", "多重", "多远",
+            "何时", "何地", "何处", "何年", "何人", "几时", "多会儿", "啥时候", "时候的",
         }
     )
 )
@@ -126,6 +129,57 @@ def stands_apart(question: str, start: int, end: int, known: set[int]) -> bool:
     return _boundary_at(question, start, before=True, known=known)
 
 
+#: Words that may follow a name without being part of it: titles (``马云先生的国籍``) and
+#: the kind of thing named (``圣字的部首``, ``定语一词的词性``).
+TITLES: tuple[str, ...] = (
+    "先生", "女士", "小姐", "老师", "教授", "同学", "同志", "大师", "博士", "师傅", "本人", "老先生", "夫人",
+    "字", "这个字", "一字", "词", "一词", "这个词", "这个人",
+)
+
+
+def possessor_end(question: str, end: int, stops: set[int]) -> int | None:
+    """Where the possessor ends when a name ending at ``end`` runs on into ``…的``.
+
+    In ``日本国家男子足球队的最佳成绩`` the subject 日本 is followed, up to the ``的``
+    in front of the field, by more name (国家男子足球队): the possessor is the whole run,
+    not 日本. Returns the position of that ``的``, or None when the name is followed by
+    a boundary (a particle, punctuation, an ordinary phrase, a position in ``stops``) or
+    by a title (``先生``). The run may not hold white space or punctuation.
+    """
+    j = end
+    while j < len(question) and j not in stops and question[j] != "的":
+        if _boundary_at(question, j, before=False, known=set()):
+            return None
+        j += 1
+    if j == end or j >= len(question) or question[j] != "的" or question[end:j] in TITLES:
+        return None
+    return j
+
+
+def splits_latin_word(question: str, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` cuts a run of Latin letters and digits (``sts-8`` in ``sts-85``).
+
+    A run of digits or of Latin letters is one word: a name matching only part of one is
+    not named (the question names another model, number or code). A change between
+    letters and digits may end a name (``3770cpu``, ``荣耀6cpu``).
+    """
+    def same(a: str, b: str) -> bool:
+        return a.isascii() and b.isascii() and ((a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha()))
+
+    return (start > 0 and same(question[start - 1], question[start])) or (
+        end < len(question) and same(question[end - 1], question[end])
+    )
+
+
+_NUMBERED = re.compile(r"第[0-9一二三四五六七八九十百千零〇两]+[季部集届期代版章回卷册号辑场]")
+
+
+def numbered_after(question: str, end: int) -> str:
+    """``第一季`` / ``第3届`` right after a name: a numbered part of it, hence another name."""
+    found = _NUMBERED.match(question, end)
+    return found.group() if found else ""
+
+
 def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     """The run of text ending at ``end`` from the boundary before ``start`` (the unknown name)."""
     left = start
@@ -134,4 +188,4 @@ def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     return strip_lead_ins(question[left:end])
 
 
-__all__ = ["BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]
+__all__ = ["TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

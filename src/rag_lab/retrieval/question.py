@@ -28,14 +28,18 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rag_lab.data.names import folded_positions
+from rag_lab.data.names import folded_positions, squash
 from rag_lab.errors import QuestionError
 from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval import fields as field_matching
 from rag_lab.retrieval.ordinary import (
+    SHORT_NAME,
     enclosing_name,
     is_ordinary,
+    numbered_after,
     ordinary_spans,
+    possessor_end,
+    splits_latin_word,
     stands_apart,
     strip_lead_ins,
 )
@@ -173,6 +177,7 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
         for name, kinds in known.items()
         for s, e in spans[name]
         if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
+        and not splits_latin_word(question, s, e)  # sts-8 in sts-85 is not a name
     ]
     return sorted(found, key=lambda m: (m.start, m.end))
 
@@ -198,7 +203,7 @@ def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
     for text, pairs in source.folded_name_kinds(spans).items():
         for name, kind in pairs:
             for s, e in spans[text]:
-                if not is_ordinary(name, s, e, ordinary):
+                if not is_ordinary(name, s, e, ordinary) and not splits_latin_word(question, s, e):
                     found.setdefault((s, e, name), set()).add(kind)
     return [Match(s, e, name, frozenset(kinds)) for (s, e, name), kinds in sorted(found.items())]
 
@@ -454,9 +459,44 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
     subject, field_name = parsed.slots[0]
     mine = [m for m in parsed.matches if m.name == subject]
     known = {p for m in parsed.matches if m.name == field_name for p in (m.start, m.end)}
-    if not mine or any(stands_apart(question, m.start, m.end, known) for m in mine):
+    if not mine:
         return parsed
+    numbered = [numbered_after(question, m.end) for m in mine]
+    if all(numbered):  # 奔跑吧兄弟第一季: a season, edition or part of the subject is another name
+        name = question[mine[0].start : mine[0].end + len(numbered[0])]
+        parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
+        parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
+        parsed.field_matches = {}
+        return parsed
+    if any(stands_apart(question, m.start, m.end, known) for m in mine):
+        return _possessor_apart(question, parsed, mine)
     name = enclosing_name(question, mine[0].start, mine[0].end, known)
+    parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
+    parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
+    parsed.field_matches = {}
+    return parsed
+
+
+def _possessor_apart(question: str, parsed: ParsedQuestion, mine: list[Match]) -> ParsedQuestion:
+    """``日本国家男子足球队的最佳成绩``: the subject runs on into a longer possessor before ``的F``.
+
+    Applies to a subject of at most ``SHORT_NAME`` code points (a longer one is usually
+    followed by a verb or a kind word: ``龙泉镇建立的时间``, ``粉我吧公司的口号``) when every occurrence of it is followed, without a boundary, by more
+    text up to a ``的`` that stands right before a field the question names; the possessor
+    (the whole run) is then where the subject belongs, and it is not a subject — unless the
+    run is part of the matched field's name (``梅江流域的面积`` asks 流域面积).
+    """
+    subject, field_name = parsed.slots[0]
+    stops = {m.start for m in parsed.matches if "subject" in m.kinds and m.name != subject}
+    field_starts = {m.start for m in parsed.matches if "field" in m.kinds and m.name != subject}
+    if any(m.length > SHORT_NAME for m in mine):
+        return parsed
+    ends = [possessor_end(question, m.end, stops) for m in mine]
+    if any(e is None or e + 1 not in field_starts for e in ends):
+        return parsed
+    if squash(question[mine[0].end : ends[0]]) in squash(field_name):  # 梅江流域的面积: 流域面积
+        return parsed
+    name = question[mine[0].start : ends[0]]
     parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
     parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
     parsed.field_matches = {}

@@ -111,12 +111,12 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
     t.wrap(build._Units, "add", "units: batch bookkeeping (parent)")
     t.wrap(build, "_write_units", "units: id order, names, images (rest)")
     t.wrap(build, "_sorted_postings", "postings: keys + sort (2nd thread, overlaps units insert)")
-    rows, slices, progress = build._postings_rows, build._SortedPostings.slices, build._with_progress
+    rows, slices, progress = build._postings_rows, build._SortedPostings.slices, build.with_progress
     t.replace(build, "_postings_rows", lambda *a: t.timed_iter("postings: rows (numpy → blobs)", rows(*a)))
     t.replace(build._SortedPostings, "slices", lambda self: t.timed_iter("postings: slices", slices(self)))
     t.replace(
         build,
-        "_with_progress",
+        "with_progress",
         lambda *a: t.timed_iter("wait for batches (workers read, hash, parse, make terms)", progress(*a)),
     )
     t.wrap(build, "extract_batches", "fork workers")
@@ -226,7 +226,7 @@ def install_query_timers(t: StageTimer) -> None:
     # by sys.modules: the package rag_lab.retrieval re-exports functions named like its modules
     answer, query, rank = (importlib.import_module(f"rag_lab.retrieval.{m}") for m in ("answer", "query", "rank"))
 
-    t.wrap(query, "Index", "open index")
+    t.wrap(query, "open_store", "open index")
     t.wrap(query, "check_freshness", "freshness walk")
     t.wrap(query, "parse_text_question", "parse")
     t.wrap(query, "rank", "rank: rest")

@@ -195,7 +195,7 @@ def build_index(
             try:
                 _write(
                     tmp,
-                    _with_progress(batches, progress, len(items)),
+                    with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
                     aliases=read_alias_file(base)[0],  # invalid: [] here, its error in the files table
@@ -217,7 +217,8 @@ def build_index(
     return summary
 
 
-def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: int) -> Iterator[Batch]:
+def with_progress(batches: Iterator[Batch], progress: Progress | None, total: int) -> Iterator[Batch]:
+    """``batches`` as they are, calling ``progress(files done, total)`` after each (both stores' builds)."""
     done = 0
     for batch in batches:
         yield batch
@@ -277,7 +278,7 @@ def _write(
             "units": str(count),
             # Kept here so opening an index and parsing a question never scan whole tables.
             "acls": json.dumps(sorted(acls)),
-            "name_lengths": json.dumps(_name_lengths(units.names)),
+            "name_lengths": json.dumps(name_lengths(units.names)),
             # the owner's ROOT/aliases.tsv as read (empty when absent or invalid) and the
             # model of the stored field vectors (null: built without vectors)
             "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
@@ -311,7 +312,7 @@ def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     return digest_of(paths, stats)
 
 
-def _name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
+def name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
     """Shortest and longest subject/field name, verbatim or folded (over all ACLs: it only bounds a lookup)."""
     lengths = [n for name, _kind, _acl in names for n in {len(name), len(fold(name))}]
     return [min(lengths), max(lengths)] if lengths else [0, 0]

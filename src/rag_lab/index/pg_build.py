@@ -30,7 +30,15 @@ from rag_lab.data.corpus import check_corpus_root, walk
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.backend import shown_location
-from rag_lab.index.build import WARNINGS_KEPT, Batch, BuildSummary, config_for, extract_batches
+from rag_lab.index.build import (
+    WARNINGS_KEPT,
+    Batch,
+    BuildSummary,
+    config_for,
+    extract_batches,
+    name_lengths,
+    with_progress,
+)
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.pg_schema import (
     CATALOGUE,
@@ -99,7 +107,7 @@ def build_pg_index(
             with conn.transaction():
                 _write_generation(
                     conn,
-                    _with_progress(batches, progress, len(items)),
+                    with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
                     aliases=read_alias_file(base)[0],
@@ -138,15 +146,6 @@ def drop_unused_generations(conn: psycopg.Connection[Any]) -> list[int]:
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASS, generation))
     return dropped
-
-
-def _with_progress(batches: Iterator[Batch], progress: Progress | None, total: int) -> Iterator[Batch]:
-    done = 0
-    for batch in batches:
-        yield batch
-        done += len(batch.files)
-        if progress is not None:
-            progress(done, total)
 
 
 class _Gathered:
@@ -253,12 +252,11 @@ def _write_generation(
         config = {**config, "vectors": _add_vectors(conn, embedder)}
     field_names = {name for name, kind, _acl in gathered.names if kind == "field"}
     alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
-    lengths = [n for name, _kind, _acl in gathered.names for n in {len(name), len(fold(name))}]
     meta = {
         "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
         "units": str(count),
         "acls": json.dumps(sorted(gathered.file_acls | set(gathered.acls))),
-        "name_lengths": json.dumps([min(lengths), max(lengths)] if lengths else [0, 0]),
+        "name_lengths": json.dumps(name_lengths(gathered.names)),
         "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
         "field_vectors": json.dumps(
             None if embedder is None else _add_field_vectors(conn, embedder, field_names | alias_fields)

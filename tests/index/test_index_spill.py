@@ -92,3 +92,13 @@ def test_merged_runs_come_back_sorted_in_whole_terms() -> None:
             assert not a & b  # no term is split between slices
     finally:
         store.close()
+
+
+def test_the_fold_shortcut_agrees_with_fold() -> None:
+    from rag_lab.data.names import fold
+
+    matched = [chr(cp) for cp in range(0x110000) if build._FOLDS_TO_ITSELF.fullmatch(chr(cp))]
+    assert len(matched) > 20_000  # the CJK block and printable ASCII but upper-case letters
+    assert all(fold(ch) == ch for ch in matched)  # fold works code point by code point
+    for name in ["开放时间", "CPU类型", "ＣＰＵ", "cpu 2", "Ⅻ号楼", "é", "e\u0301"]:
+        assert build._fold(name) == fold(name)

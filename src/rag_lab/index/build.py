@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import pickle
+import re
 import secrets
 import signal
 import sqlite3
@@ -325,9 +326,19 @@ def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     return digest_of(paths, stats)
 
 
+# names made only of these fold to themselves (CJK unified ideographs have no compatibility
+# decomposition and no case; nor have ASCII lower-case letters, digits, space and punctuation)
+_FOLDS_TO_ITSELF = re.compile(r"[\u4e00-\u9fff\x20-\x40\x5b-\x7e]*")
+
+
+def _fold(name: str) -> str:
+    """``fold(name)`` (data/names.py), without its per-code-point work for the usual names."""
+    return name if _FOLDS_TO_ITSELF.fullmatch(name) else fold(name)
+
+
 def name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
     """Shortest and longest subject/field name, verbatim or folded (over all ACLs: it only bounds a lookup)."""
-    lengths = [n for name, _kind, _acl in names for n in {len(name), len(fold(name))}]
+    lengths = [n for name, _kind, _acl in names for n in {len(name), len(_fold(name))}]
     return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
@@ -785,7 +796,7 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     )
     db.executemany(  # only names that folding changes (data/names.py)
         "INSERT INTO folded_names VALUES (?, ?)",
-        sorted((fold(n), i) for n, i in string_id.items() if fold(n) != n),
+        sorted((f, i) for n, i in string_id.items() if (f := _fold(n)) != n),
     )
     if count:
         db.executemany(

@@ -110,10 +110,11 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
     t.wrap(build, "extract_batch", "batch assembly (extract_batch rest)")
     t.wrap(build._Units, "add", "units: batch bookkeeping (parent)")
     t.wrap(build, "_write_units", "units: id order, names, images (rest)")
-    t.wrap(build, "_sorted_postings", "postings: keys + sort (2nd thread, overlaps units insert)")
-    rows, slices, progress = build._postings_rows, build._SortedPostings.slices, build.with_progress
+    t.wrap(build._Units, "_flush", "units: spill (parent)")
+    t.wrap(build, "_bucket_keys", "postings: keys + sort (2nd thread, overlaps units insert)")
+    rows, slices, progress = build._postings_rows, build._key_slices, build.with_progress
     t.replace(build, "_postings_rows", lambda *a: t.timed_iter("postings: rows (numpy → blobs)", rows(*a)))
-    t.replace(build._SortedPostings, "slices", lambda self: t.timed_iter("postings: slices", slices(self)))
+    t.replace(build, "_key_slices", lambda *a: t.timed_iter("postings: merge + slices", slices(*a)))
     t.replace(
         build,
         "with_progress",

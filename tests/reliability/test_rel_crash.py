@@ -29,8 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from rag_lab.data.corpus import sha256_hex
-from rag_lab.index import Index, build_index, default_index_path
+from rag_lab.index import Index, build, build_index, default_index_path, spill
 from rag_lab.index.store import stored_text
 
 DOCS = 300
@@ -278,6 +280,19 @@ def test_rel_200_forked_builds_killed_at_random_moments(tmp_path: Path) -> None:
     assert stats.switched >= 20
     assert stats.leftover_seen >= 10
     assert stats.leftover_removed == stats.leftover_seen  # every one removed by a later build
+
+
+def test_rel_forked_builds_killed_while_spilling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # thresholds so low that every build parks its units and postings runs in the spill file
+    # (index/spill.py) and merges them back: a kill there too leaves the old index whole, and
+    # the spill file (anonymous, beside the index) is never left behind
+    monkeypatch.setattr(build, "FLUSH_UNITS", 100)
+    monkeypatch.setattr(build, "BUCKET_UNITS", 32)
+    monkeypatch.setattr(spill, "MERGE_KEYS", 256)
+    stats = crash_trials(tmp_path, 60, mode="fork", seed=18, docs=200)
+    assert stats.trials == 60
+    assert stats.killed >= 15 and stats.kept_old >= 10 and stats.switched >= 5
+    assert stats.leftover_removed == stats.leftover_seen
 
 
 def test_rel_real_cli_builds_killed_at_random_moments(tmp_path: Path) -> None:

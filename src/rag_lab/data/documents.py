@@ -126,7 +126,8 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
     subject: str | None = None
     headless_dates: list[Unit] = []  # date lines above the first 主题 still bound the document
     dated = False  # any 生效日期/失效日期 line: only then is there a window to apply
-    for number, start, line in iter_lines(text):
+    lines = iter_lines(text)
+    for number, start, line in lines:
         if FULLWIDTH_COLON not in line:
             if ":" in line and _ASCII_FIELD_LINE.match(_content(line)[1]):
                 parsed.warnings.append((number, ASCII_COLON_WARNING))
@@ -191,18 +192,21 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
                 "save the file with LF or CRLF line endings",
             )
         )
-    _add_prose(source, sha256, text, parsed)
+    _add_prose(source, sha256, lines, parsed)
     if dated:
         _apply_validity(parsed, headless_dates)
     return parsed
 
 
-def _add_prose(source: str, sha256: str, text: str, parsed: ParsedDocument) -> None:
-    """Tables and sentences of every line that is not a field line (data/tables.py, data/prose.py)."""
+def _add_prose(source: str, sha256: str, lines: list[tuple[int, int, str]], parsed: ParsedDocument) -> None:
+    """Tables and sentences of every line that is not a field line (data/tables.py, data/prose.py);
+    ``lines``: the document's ``iter_lines``."""
     from rag_lab.data.prose import prose_units
     from rag_lab.data.tables import table_units
 
-    lines = iter_lines(text)
+    skip = parsed.field_lines
+    if all(not line.strip() for number, _start, line in lines if number not in skip):
+        return  # nothing but field lines and blank ones: no table, no sentence
     tables, table_lines = table_units(source, sha256, lines, parsed.field_lines)
     sentences = prose_units(source, sha256, lines, parsed.field_lines | table_lines, parsed.warnings)
     if tables or sentences:

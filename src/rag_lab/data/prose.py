@@ -50,6 +50,8 @@ def unit_kind(unit: Unit) -> str:
 
 def heading_of(content: str) -> str | None:
     """The heading text of a Markdown heading line, else None."""
+    if not content.startswith("#"):  # what _HEADING needs first; most lines fail here, cheaply
+        return None
     found = _HEADING.fullmatch(content)
     return found.group(1).strip() if found else None
 
@@ -97,7 +99,7 @@ def prose_units(
     """Sentence units of every prose line not in ``skip`` (line numbers of field lines and
     table lines). ``lines`` are ``(number, start, line)`` from ``documents.iter_lines``.
     At most ``MAX_SENTENCES``; the line where that stopped is added to ``warnings``."""
-    title = document_title(source, lines)
+    title: str | None = None  # taken when the first sentence needs it (most lines are not prose)
     units: list[Unit] = []
     headings: list[tuple[int, str]] = []  # (level, text)
     paragraph: list[Unit] = []
@@ -111,9 +113,12 @@ def prose_units(
             paragraph.clear()
 
     for number, start, raw in lines:
+        if number in skip:
+            close_paragraph()
+            continue
         line = raw.rstrip("\r")
         content = line.strip().lstrip("\ufeff").strip()
-        if number in skip or not content:
+        if not content:
             close_paragraph()
             continue
         heading = heading_of(content)
@@ -139,6 +144,8 @@ def prose_units(
                 close_paragraph()
                 return units
             text = line[a - start : b - start]
+            if title is None:
+                title = document_title(source, lines)
             unit: Unit = {
                 "evidence_id": evidence_id(source, (a, b), sha256),
                 "source": source,

@@ -24,6 +24,7 @@ Steps (docs/generation.md):
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -59,7 +60,9 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[A-Za-z]")
 _MATERIAL_SKIP = frozenset({"evidence_id", "sha256", "modality", "acl", "support_type", "span", "line"})
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
+    """NFKC + case fold (a pure function: a request normalizes each claim and name many times)."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -129,9 +132,9 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozense
     """Share of the claim's CJK characters that are not frame, not inside an occurrence of one of
     ``names`` (the unit's own subject, field and value, any length) and in no two-character run of
     ``stuff``."""
-    text = normalize(claim)
-    for phrase in NO_DATE_PHRASES + FRAME_WORDS:
-        text = text.replace(phrase, "")
+    text, cjk = _novelty_text(claim)
+    if not cjk:
+        return 0.0
     covered = [False] * len(text)
     for name in names:
         start = text.find(name) if name else -1
@@ -139,9 +142,6 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozense
             covered[start : start + len(name)] = [True] * len(name)
             start = text.find(name, start + 1)
     grams = bigrams(stuff) if grams is None else grams
-    cjk = [k for k, ch in enumerate(text) if _is_cjk(ch)]
-    if not cjk:
-        return 0.0
     novel = 0
     for k in cjk:
         if covered[k] or text[k] in FRAME_CHARS:
@@ -150,6 +150,16 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozense
             continue
         novel += 1
     return novel / len(cjk)
+
+
+@functools.lru_cache(maxsize=1024)
+def _novelty_text(claim: str) -> tuple[str, tuple[int, ...]]:
+    """The claim as :func:`novelty` reads it (normalized, without the frame phrases) and the
+    positions of its CJK characters; once per claim, not once per (claim, unit)."""
+    text = normalize(claim)
+    for phrase in NO_DATE_PHRASES + FRAME_WORDS:
+        text = text.replace(phrase, "")
+    return text, tuple(k for k, ch in enumerate(text) if _is_cjk(ch))
 
 
 def supports(

@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import pickle
+import re
 import secrets
 import signal
 import sqlite3
@@ -39,6 +40,7 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.spill import SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text, unit_terms
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
@@ -57,7 +59,7 @@ _UNIT_COLUMNS = frozenset(
 BATCH_FILES = 500  # files per batch: a worker's unit of work, and the parent's unit of progress
 PARALLEL_MIN_FILES = 2000  # below this, reading in-process is faster than forking workers
 MAX_WORKERS = 2
-POSTINGS_SLICE = 1 << 20  # term occurrences turned into postings rows at a time (bounds the temporaries)
+POSTINGS_SLICE = 1 << 18  # term occurrences turned into postings rows at a time (bounds the temporaries)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 TERMS_SLICE = 20_000  # unit texts turned into term codes at a time
 WARNINGS_KEPT = 1000  # warnings listed in a build summary (all are counted, and all stored in the index)
@@ -188,19 +190,22 @@ def build_index(
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
         try:
             items = list(walk(base))
+            files_total = len(items)
             # workers are forked before the new index is opened: they never hold its connection
             batches = extract_batches(
                 base, items, AccessRules.load(base), close_in_workers=[lock_fd], max_file_bytes=max_file_bytes
             )
+            del items  # the workers (or the in-process batches) hold what they need of it
             try:
                 _write(
                     tmp,
-                    with_progress(batches, progress, len(items)),
+                    with_progress(batches, progress, files_total),
                     config_for(reserved_fields),
                     summary,
                     aliases=read_alias_file(base)[0],  # invalid: [] here, its error in the files table
                     embedder=embedder if vectors else None,
                     root=base,
+                    files_total=files_total,
                 )
             finally:
                 batches.close()
@@ -236,23 +241,22 @@ def _write(
     aliases: Sequence[Alias] = (),
     embedder: Embedder | None = None,
     root: Path,
+    files_total: int = 0,
 ) -> None:
     db = sqlite3.connect(tmp, isolation_level=None)
+    units = _Units(tmp, files_total)
     try:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
         db.executescript(DDL)
         db.execute("BEGIN")
-        units = _Units()
         acls: set[str] = set()
-        recorded: dict[str, tuple[Any, ...]] = {}  # path → fingerprint as read (the walk digest's check)
         for batch in batches:  # in sorted path order: file ids 1.. as extract_batches numbered them
             db.executemany(
                 "INSERT INTO files (path, kind, size, sha256, mtime_ns, ctime_ns, inode, error, acl) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 batch.files,
             )
-            recorded.update((f[0], (f[2], f[4], f[5], f[6])) for f in batch.files)
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
             db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
             summary.files += len(batch.files)
@@ -264,9 +268,10 @@ def _write(
                 {"path": p, "line": ln, "message": m} for p, ln, m in batch.warnings[: max(room, 0)]
             )
             acls.update(row[-1] for row in batch.files)
-            units.add(batch)
+            units.add(batch, len(batch.files))
         acls.update(units.acl_names)
         count = _write_units(db, units, sorted(acls))
+        units.close()
         if embedder is not None:
             from rag_lab.index.vectors import add_vectors
 
@@ -287,7 +292,7 @@ def _write(
             ),
             # the fast freshness check (index/freshness.py): the digest of the corpus walk as
             # the files were read, or "" when the corpus changed while it was read
-            "walk_digest": _walk_digest(root, recorded),
+            "walk_digest": _walk_digest(root, _recorded(db)),
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -296,7 +301,16 @@ def _write(
         db.execute("COMMIT")
         summary.units = count
     finally:
+        units.close()
         db.close()
+
+
+def _recorded(db: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
+    """path → fingerprint of every file as it was read (read back from the files table, so that
+    the batches need not keep them)."""
+    return {p: (size, mtime, ctime, inode) for p, size, mtime, ctime, inode in db.execute(
+        "SELECT path, size, mtime_ns, ctime_ns, inode FROM files"
+    )}  # fmt: skip
 
 
 def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
@@ -312,9 +326,19 @@ def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     return digest_of(paths, stats)
 
 
+# names made only of these fold to themselves (CJK unified ideographs have no compatibility
+# decomposition and no case; nor have ASCII lower-case letters, digits, space and punctuation)
+_FOLDS_TO_ITSELF = re.compile(r"[\u4e00-\u9fff\x20-\x40\x5b-\x7e]*")
+
+
+def _fold(name: str) -> str:
+    """``fold(name)`` (data/names.py), without its per-code-point work for the usual names."""
+    return name if _FOLDS_TO_ITSELF.fullmatch(name) else fold(name)
+
+
 def name_lengths(names: dict[tuple[str, str, str], int]) -> list[int]:
     """Shortest and longest subject/field name, verbatim or folded (over all ACLs: it only bounds a lookup)."""
-    lengths = [n for name, _kind, _acl in names for n in {len(name), len(fold(name))}]
+    lengths = [n for name, _kind, _acl in names for n in {len(name), len(_fold(name))}]
     return [min(lengths), max(lengths)] if lengths else [0, 0]
 
 
@@ -587,30 +611,127 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the wor
 # -- units, names, images and postings -------------------------------------------------------
 
 
+FLUSH_UNITS = 1 << 16  # units held in memory; past that, every unit goes to the spill file
+BUCKET_UNITS = 1 << 16  # units per bucket read back at a time (aimed at, from an estimate)
+KEY_BITS = 63  # a postings key (ACL, term, unit id) must fit in an int64
+
+_Piece = tuple[list[tuple[Any, ...]], npt.NDArray[np.int64], npt.NDArray[np.int64], list[tuple[int, Any, Any, Any]]]
+
+
 class _Units:
     """Every unit of the corpus, gathered batch by batch: rows (schema.py's units columns after
-    ``id``, subject/field/ACL still strings), term codes, images and name counts."""
+    ``id``, subject/field/ACL still strings), term codes, images and name counts.
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[Any, ...]] = []
-        self.codes: list[npt.NDArray[np.int64] | None] = []
-        self.terms: list[npt.NDArray[np.int64]] = []
-        self.images: list[tuple[int, Any, Any, Any, str]] = []
+    Up to FLUSH_UNITS units stay in memory. Past that, all of them go to a spill file beside
+    the new index (index/spill.py), in buckets by the top bits of their evidence digest, so
+    that :meth:`buckets` gives them back one bucket at a time in evidence-id order and the
+    build's memory does not grow with the corpus. ``tmp``: the new index's path (None: never spill).
+    """
+
+    def __init__(self, tmp: Path | None = None, files_total: int = 0) -> None:
         self.names: dict[tuple[str, str, str], int] = {}
         self.acl_names: set[str] = set()
         self.code_span = 1  # every term code is below this
+        self.count = 0
+        self.spill: SpillFile | None = None
+        self._tmp = tmp
+        self._files_total = files_total
+        self._files_seen = 0
+        self._held: list[_Piece] = []
+        self._held_units = 0
+        self._bits = 0
+        self._chunks: list[list[tuple[int, int]]] = []
 
-    def add(self, batch: Batch) -> None:
-        offset = len(self.rows)
-        self.rows.extend(batch.units)
-        self.codes.append(batch.codes)
-        self.terms.append(batch.terms)
+    def add(self, batch: Batch, files: int = 0) -> None:
+        self.count += len(batch.units)
+        self._files_seen += files
         if batch.codes.size:
             self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
-        self.images.extend((offset + i, c, s, sh, batch.units[i][-1]) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
         self.acl_names.update(row[-1] for row in batch.units)
+        self._held.append((batch.units, batch.codes, batch.terms, batch.images))
+        self._held_units += len(batch.units)
+        if self._held_units >= FLUSH_UNITS and self._tmp is not None:
+            self._flush()
+
+    def buckets(self) -> Iterator[_Piece]:
+        """Every unit, one bucket at a time: buckets in evidence-id order, units unordered within one."""
+        if self.spill is None:
+            if self._held:
+                yield _joined(self._held)
+            return
+        self._flush()
+        for chunks in self._chunks:
+            if chunks:
+                yield _joined([pickle.loads(self.spill.get(*chunk)) for chunk in chunks])
+
+    def close(self) -> None:
+        self._held = []
+        if self.spill is not None:
+            self.spill.close()
+
+    def _flush(self) -> None:
+        if not self._held:
+            return
+        if self.spill is None:
+            assert self._tmp is not None
+            self.spill = SpillFile(self._tmp.parent, self._tmp.name + "-spill-")
+            # twice the units expected from the files read so far (a later file may be denser)
+            expected = 2 * self.count * max(self._files_total, self._files_seen) / max(self._files_seen, 1)
+            buckets = 1
+            while buckets < 1 << 16 and buckets * BUCKET_UNITS < expected:
+                buckets *= 2
+            self._bits = buckets.bit_length() - 1
+            self._chunks = [[] for _ in range(buckets)]
+        rows, codes, terms, images = _joined(self._held)
+        self._held, self._held_units = [], 0
+        n, buckets = len(rows), len(self._chunks)
+        bucket = _top_bits(rows, self._bits)
+        order = np.argsort(bucket, kind="stable")
+        counts = np.bincount(bucket, minlength=buckets)
+        starts = np.cumsum(counts) - counts
+        code_order = np.argsort(np.repeat(bucket, terms), kind="stable")
+        code_counts = np.bincount(bucket, weights=terms, minlength=buckets).astype(np.int64)
+        codes = codes[code_order]
+        del code_order
+        at = np.empty(n, dtype=np.int64)  # position within its bucket
+        at[order] = np.arange(n) - np.repeat(starts, counts)
+        images_of: dict[int, list[tuple[int, Any, Any, Any]]] = {}
+        for i, c, s, sh in images:
+            images_of.setdefault(int(bucket[i]), []).append((int(at[i]), c, s, sh))
+        first = first_code = 0
+        for b, (size, code_size) in enumerate(zip(counts.tolist(), code_counts.tolist(), strict=True)):
+            if size:
+                where = order[first : first + size]
+                piece = (
+                    [rows[i] for i in where.tolist()], codes[first_code : first_code + code_size],
+                    terms[where], images_of.get(b, []),
+                )  # fmt: skip
+                self._chunks[b].append(self.spill.put(pickle.dumps(piece, protocol=pickle.HIGHEST_PROTOCOL)))
+            first += size
+            first_code += code_size
+
+
+def _joined(pieces: list[_Piece]) -> _Piece:
+    if len(pieces) == 1:
+        return pieces[0]
+    rows: list[tuple[Any, ...]] = []
+    images: list[tuple[int, Any, Any, Any]] = []
+    for part, _codes, _terms, part_images in pieces:
+        images.extend((len(rows) + i, c, s, sh) for i, c, s, sh in part_images)
+        rows.extend(part)
+    codes = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    terms = np.concatenate([p[2] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    return rows, codes, terms, images
+
+
+def _top_bits(rows: list[tuple[Any, ...]], bits: int) -> npt.NDArray[np.intp]:
+    """The bucket of each row: the top ``bits`` bits of its evidence digest."""
+    if bits == 0:
+        return np.zeros(len(rows), dtype=np.intp)
+    high = np.frombuffer(b"".join(row[0][:2] for row in rows), dtype=">u2")
+    return (high >> (16 - bits)).astype(np.intp)
 
 
 def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
@@ -624,56 +745,118 @@ def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
 def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     """Insert units with ids 1.. in evidence_id order, names, images and postings; returns the unit count.
 
-    ``acls``: every ACL label, sorted (a unit's ``acl`` column is its position here). The
-    postings' sort runs in a second thread while SQLite inserts the units (both release the GIL).
+    ``acls``: every ACL label, sorted (a unit's ``acl`` column is its position here). Units come
+    one bucket at a time (:class:`_Units`); each bucket's postings keys are sorted in a second
+    thread while SQLite inserts its rows (both release the GIL) and, when the units were
+    spilled, parked as a sorted run that the postings merge reads back.
     """
-    count = len(units.rows)
+    count, n_groups = units.count, len(acls)
     code_of = {name: i for i, name in enumerate(acls)}
     strings = sorted({name for name, _kind, _acl in units.names})
     string_id = {name: i for i, name in enumerate(strings, 1)}
-    rowids = np.empty(count, dtype=np.int64)
-    order = _evidence_order(units.rows) if count else np.zeros(0, np.intp)
-    rowids[order] = np.arange(1, count + 1, dtype=np.int64)
-    group = np.fromiter((code_of[row[-1]] for row in units.rows), dtype=np.int64, count=count)
     db.executemany("INSERT INTO strings VALUES (?, ?)", enumerate(strings, 1))
+    width, span, vocab = count + 1, units.code_span, None
+    if n_groups * span * width >= 1 << KEY_BITS:  # rare code points: number the terms densely
+        vocab = _vocabulary(units)
+        span = max(int(vocab.size), 1)
+    doc_len = np.zeros(count + 1, dtype=np.int32)
+    stats = np.zeros((n_groups, 2), dtype=np.int64)
+    runs: list[tuple[int, int]] = []
+    kept: npt.NDArray[np.int64] | None = None
+    first = 1
     with ThreadPoolExecutor(max_workers=1) as pool:
-        sorted_postings = pool.submit(_sorted_postings, units, rowids, group, len(acls))
-        rows, units.rows = units.rows, []
-        db.executemany(
-            "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            _ordered_rows(rows, order.tolist(), string_id, code_of),
-        )
-        del rows
-        kinds = {"subject": 0, "field": 1}
-        db.executemany(
-            "INSERT INTO names VALUES (?, ?, ?, ?)",
-            sorted((string_id[n], kinds[k], code_of[a], c) for (n, k, a), c in units.names.items()),
-        )
-        db.executemany(  # only names that folding changes (data/names.py)
-            "INSERT INTO folded_names VALUES (?, ?)",
-            sorted((fold(n), i) for n, i in string_id.items() if fold(n) != n),
-        )
-        db.executemany(
-            "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-            sorted((int(rowids[i]), c, s, sh, code_of[acl]) for i, c, s, sh, acl in units.images),
-        )
-        postings = sorted_postings.result()
-    if postings is not None:
-        db.executemany(
-            "INSERT INTO acl_stats VALUES (?, ?, ?)", [(acls[g], n, t) for g, n, t in postings.stats if n]
-        )
-        db.executemany("INSERT INTO unit_lengths VALUES (?, ?)", _length_rows(postings.doc_len))
-        for group_of, code, owner in postings.slices():
+        for rows, codes, terms, images in units.buckets():
+            n = len(rows)
+            order = _evidence_order(rows)
+            rowids = np.empty(n, dtype=np.int64)
+            rowids[order] = np.arange(first, first + n, dtype=np.int64)
+            group = np.fromiter((code_of[row[-1]] for row in rows), dtype=np.int64, count=n)
+            doc_len[rowids] = terms
+            stats[:, 0] += np.bincount(group, minlength=n_groups)
+            stats[:, 1] += np.bincount(group, weights=terms, minlength=n_groups).astype(np.int64)
+            keys = pool.submit(_bucket_keys, codes, terms, rowids, group, span, width, vocab)
             db.executemany(
-                "INSERT INTO postings VALUES (?, ?, ?, ?, ?)", _postings_rows(group_of, code, owner, len(acls))
+                "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _ordered_rows(rows, order.tolist(), string_id, code_of, first),
+            )
+            db.executemany(
+                "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
+                sorted((int(rowids[i]), c, s, sh, code_of[rows[i][-1]]) for i, c, s, sh in images),
+            )
+            del rows, codes
+            if units.spill is not None:
+                runs.append(units.spill.put(keys.result()))
+            else:
+                kept = keys.result()
+            first += n
+    kinds = {"subject": 0, "field": 1}
+    db.executemany(
+        "INSERT INTO names VALUES (?, ?, ?, ?)",
+        sorted((string_id[n], kinds[k], code_of[a], c) for (n, k, a), c in units.names.items()),
+    )
+    db.executemany(  # only names that folding changes (data/names.py)
+        "INSERT INTO folded_names VALUES (?, ?)",
+        sorted((f, i) for n, i in string_id.items() if (f := _fold(n)) != n),
+    )
+    if count:
+        db.executemany(
+            "INSERT INTO acl_stats VALUES (?, ?, ?)",
+            [(acls[g], n, t) for g, (n, t) in enumerate(stats.tolist()) if n],
+        )
+        db.executemany("INSERT INTO unit_lengths VALUES (?, ?)", _length_rows(doc_len))
+        del doc_len
+        if units.spill is not None:
+            sorted_keys = whole_terms(merged(units.spill, runs), width, POSTINGS_SLICE)
+        else:
+            assert kept is not None
+            sorted_keys = _whole_term_slices(kept, width)
+        for group_of, code, owner in _key_slices(sorted_keys, width, span, vocab):
+            db.executemany(
+                "INSERT INTO postings VALUES (?, ?, ?, ?, ?)", _postings_rows(group_of, code, owner, n_groups)
             )
     return count
 
 
+def _vocabulary(units: _Units) -> npt.NDArray[np.int64]:
+    """Every term code of the corpus, sorted (its positions are the dense term numbers)."""
+    found = np.zeros(0, np.int64)
+    for _rows, codes, _terms, _images in units.buckets():
+        found = np.union1d(found, codes)
+    return found
+
+
+def _bucket_keys(
+    codes: npt.NDArray[np.int64],
+    terms: npt.NDArray[np.int64],
+    rowids: npt.NDArray[np.int64],
+    group: npt.NDArray[np.int64],
+    span: int,
+    width: int,
+    vocab: npt.NDArray[np.int64] | None,
+) -> npt.NDArray[np.int64]:
+    """A bucket's term occurrences as sorted int64 keys ``(acl * span + term) * width + unit id``."""
+    keys = np.repeat(group * span, terms)
+    keys += codes if vocab is None else np.searchsorted(vocab, codes)
+    keys *= width
+    keys += np.repeat(rowids, terms)
+    keys.sort()
+    return keys
+
+
+def _key_slices(
+    slices: Iterator[npt.NDArray[np.int64]], width: int, span: int, vocab: npt.NDArray[np.int64] | None
+) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+    """(ACL index, term code, unit id) of sorted key slices."""
+    for chunk in slices:
+        term = chunk // width
+        code = term % span
+        yield term // span, code if vocab is None else vocab[code], chunk % width
+
+
 def _ordered_rows(
-    rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int]
+    rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int], first: int = 1
 ) -> Iterator[tuple[Any, ...]]:
-    for uid, i in enumerate(order, 1):
+    for uid, i in enumerate(order, first):
         r = rows[i]
         subject, field_name = r[6], r[7]
         yield (
@@ -693,69 +876,6 @@ def _length_rows(doc_len: npt.NDArray[np.int32]) -> Iterator[tuple[int, bytes]]:
 
 def _narrowest(largest: int) -> str:
     return "<u1" if largest < 1 << 8 else "<u2" if largest < 1 << 16 else "<u4"
-
-
-@dataclass
-class _SortedPostings:
-    """Every term occurrence as one sorted int64 key ``(acl * span + term) * width + unit id``
-    (or, when such keys would not fit in 63 bits, three arrays sorted by ``lexsort``)."""
-
-    stats: list[tuple[int, int, int]]  # (ACL position, units, total length) per label
-    doc_len: npt.NDArray[np.int32]  # terms per unit id
-    keys: npt.NDArray[np.int64]
-    width: int
-    span: int
-    lexsorted: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
-
-    def slices(self) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
-        """(ACL index, term, unit id) of the occurrences, a slice of whole terms at a time."""
-        if self.lexsorted is not None:  # pragma: no cover - code points beyond any real corpus
-            yield self.lexsorted
-            return
-        for chunk in _whole_term_slices(self.keys, self.width):
-            term = chunk // self.width
-            yield term // self.span, term % self.span, chunk % self.width
-
-
-def _sorted_postings(
-    units: _Units, rowids: npt.NDArray[np.int64], group: npt.NDArray[np.int64], n_groups: int
-) -> _SortedPostings | None:
-    """The occurrences of every term, sorted by (ACL, term, unit id); None without units.
-
-    Keys are written over the batches' code arrays one batch at a time (each batch's codes
-    are freed as its keys are written) and sorted in place.
-    """
-    n = rowids.size
-    if n == 0:
-        return None
-    terms = np.concatenate(units.terms)
-    stats = [(i, int((group == i).sum()), int(terms[group == i].sum())) for i in range(n_groups)]
-    doc_len = np.zeros(n + 1, dtype=np.int32)
-    doc_len[rowids] = terms
-    width, span = n + 1, units.code_span
-    if n_groups * span * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
-        codes = np.concatenate([c for c in units.codes if c is not None])
-        owner, groups = np.repeat(rowids, terms), np.repeat(group, terms)
-        order = np.lexsort((owner, codes, groups))
-        empty = np.zeros(0, np.int64)
-        return _SortedPostings(
-            stats, doc_len, empty, width, span, (groups[order], codes[order], owner[order])
-        )
-    keys = np.empty(int(terms.sum()), dtype=np.int64)
-    at = first_unit = 0
-    for i, part_terms in enumerate(units.terms):
-        part_codes = units.codes[i]
-        assert part_codes is not None
-        units.codes[i] = None
-        part = slice(first_unit, first_unit + part_terms.size)
-        dest = keys[at : at + part_codes.size]
-        np.add(np.repeat(group[part] * span, part_terms), part_codes, out=dest)
-        dest *= width
-        dest += np.repeat(rowids[part], part_terms)
-        at += part_codes.size
-        first_unit += part_terms.size
-    keys.sort()
-    return _SortedPostings(stats, doc_len, keys, width, span)
 
 
 def _whole_term_slices(keys: npt.NDArray[np.int64], width: int) -> Iterator[npt.NDArray[np.int64]]:

@@ -53,9 +53,19 @@ class SourceReader:
         self._cache: dict[str, tuple[bytes | None, str | None]] = {}
         self._digests: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
+        self._resolved: dict[str, tuple[Path | None, str | None]] = {}
 
     def resolve(self, source: object) -> tuple[Path | None, str | None]:
-        """The file a unit's ``source`` names, or why it may not be read."""
+        """The file a unit's ``source`` names, or why it may not be read (decided once per
+        reader: the bytes checked are the ones :meth:`read` took through that decision)."""
+        if isinstance(source, str) and source in self._resolved:
+            return self._resolved[source]
+        found = self._resolve(source)
+        if isinstance(source, str):
+            self._resolved[source] = found
+        return found
+
+    def _resolve(self, source: object) -> tuple[Path | None, str | None]:
         if not isinstance(source, str) or not source:
             return None, "source path is missing or not a string"
         if "\0" in source or "\\" in source:

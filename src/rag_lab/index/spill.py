@@ -1,0 +1,122 @@
+"""Bounded memory for a build: pieces of the new index's rows parked in one temporary file.
+
+A build must give units ids in evidence-id order over the whole corpus and write each
+term's postings whole, so it cannot write anything of a unit before every file is read.
+Holding every row until then made peak memory grow with the corpus; instead the build
+parks units in a :class:`SpillFile` (one anonymous temporary file beside the index,
+unlinked while open, so a killed build leaves nothing behind) in *buckets* by the top
+bits of their evidence digest, reads one bucket back at a time in digest order, and
+parks each bucket's postings keys as a sorted run; :func:`merged` merges the runs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+MERGE_KEYS = 1 << 20  # keys held by a merge at a time, over all runs (8 MiB of int64)
+
+
+class SpillFile:
+    """Byte strings appended to one temporary file and read back by (offset, length)."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        # O_TMPFILE where the file system has it (never visible); otherwise created and unlinked
+        # at once, named like the build's temporary index so that the next build removes it
+        self._file = tempfile.TemporaryFile(dir=folder, prefix=prefix)  # noqa: SIM115 - closed by close()
+        self._fd = self._file.fileno()
+        self._end = 0
+
+    def put(self, data: Any) -> tuple[int, int]:
+        """Append ``data`` (bytes or any contiguous buffer, e.g. a numpy array); returns (offset, length)."""
+        view = memoryview(data).cast("B")
+        at = self._end
+        while view:
+            written = os.pwrite(self._fd, view, self._end)
+            self._end += written
+            view = view[written:]
+        return at, self._end - at
+
+    def get(self, offset: int, length: int) -> bytes:
+        parts = []
+        while length > 0:
+            part = os.pread(self._fd, length, offset)
+            if not part:
+                raise OSError(f"spill file ended {length} bytes early at offset {offset}")
+            parts.append(part)
+            offset += len(part)
+            length -= len(part)
+        return b"".join(parts)
+
+    @property
+    def size(self) -> int:
+        return self._end
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def merged(
+    spill: SpillFile, runs: list[tuple[int, int]], budget: int | None = None
+) -> Iterator[npt.NDArray[np.int64]]:
+    """The int64 keys of sorted ``runs`` (spilled (offset, length) of raw keys) in one sorted
+    stream, a block at a time; at most ``budget`` keys (and the blocks taken) in memory."""
+    block = max(16, (MERGE_KEYS if budget is None else budget) // max(len(runs), 1))
+    ends = [offset + length for offset, length in runs]
+    at = [offset for offset, _ in runs]
+
+    def read(r: int) -> npt.NDArray[np.int64]:
+        length = min(block * 8, ends[r] - at[r])
+        data = spill.get(at[r], length)
+        at[r] += length
+        return np.frombuffer(data, dtype=np.int64)
+
+    held = [read(r) for r in range(len(runs))]
+    while True:
+        live = [r for r in range(len(runs)) if held[r].size]
+        if not live:
+            return
+        # keys up to the smallest last key of a run that has more on disk are final
+        open_runs = [int(held[r][-1]) for r in live if at[r] < ends[r]]
+        limit = min(open_runs) if open_runs else None
+        taken = []
+        for r in live:
+            cut = held[r].size if limit is None else int(np.searchsorted(held[r], limit, side="right"))
+            if cut:
+                taken.append(held[r][:cut])
+                held[r] = held[r][cut:]
+            if not held[r].size and at[r] < ends[r]:
+                held[r] = read(r)
+        out = np.concatenate(taken) if len(taken) > 1 else taken[0]
+        if len(taken) > 1:
+            out.sort(kind="stable")  # timsort: merges the sorted pieces
+        yield out
+
+
+def whole_terms(
+    blocks: Iterator[npt.NDArray[np.int64]], width: int, size: int
+) -> Iterator[npt.NDArray[np.int64]]:
+    """Sorted key ``blocks`` regrouped into slices of about ``size`` keys that never split a term
+    (``key // width``); a slice is longer only when one term is."""
+    keys = np.zeros(0, np.int64)
+    for block in blocks:
+        keys = np.concatenate((keys, block)) if keys.size else block
+        start = 0
+        while keys.size - start > size:
+            first = int(keys[start + size]) // width * width  # the term that would be cut
+            stop = int(np.searchsorted(keys, first, side="left"))
+            if stop <= start:  # that term is longer than a slice: all of it, if it is all here
+                stop = int(np.searchsorted(keys, first + width, side="left"))
+                if stop == keys.size:
+                    break
+            yield keys[start:stop]
+            start = stop
+        keys = keys[start:]
+    if keys.size:
+        yield keys

@@ -18,6 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from rag_lab.index.build import (
     WARNINGS_KEPT,
     Batch,
     BuildSummary,
+    _walk_digest,
     config_for,
     extract_batches,
     name_lengths,
@@ -107,6 +109,7 @@ def build_pg_index(
             with conn.transaction():
                 _write_generation(
                     conn,
+                    base,
                     with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
@@ -203,6 +206,7 @@ def _copy(conn: psycopg.Connection[Any], table: str, columns: list[str], rows: A
 
 def _write_generation(
     conn: psycopg.Connection[Any],
+    root: Path,
     batches: Iterator[Batch],
     config: dict[str, Any],
     summary: BuildSummary,
@@ -220,8 +224,10 @@ def _write_generation(
     staged = ", ".join(f"{c} TEXT COLLATE \"C\"" if c == "evidence_id" else f"{c} {_staged_type(c)}" for c in _UNIT_FIELDS)
     conn.execute(f"CREATE TEMP TABLE staging ({staged}) ON COMMIT DROP")
     gathered, plain = _Gathered(), _Rows()
+    recorded: dict[str, tuple[Any, ...]] = {}  # path → fingerprint as read (the walk digest's check)
     for batch in batches:  # in sorted path order
         files = plain.files(batch)
+        recorded.update((f[0], (f[2], f[4], f[5], f[6])) for f in files)
         _copy(conn, "files", ["path", "kind", "size", "sha256", "mtime_ns", "ctime_ns", "inode", "error", "acl"], files)
         _copy(
             conn,
@@ -261,7 +267,11 @@ def _write_generation(
         "field_vectors": json.dumps(
             None if embedder is None else _add_field_vectors(conn, embedder, field_names | alias_fields)
         ),
+        # the fast freshness check, as in the SQLite file (index/freshness.py): the digest of
+        # the corpus walk as the files were read, or "" when the corpus changed while read
+        "walk_digest": _walk_digest(root, recorded),
     }
+    del recorded
     _copy(conn, "meta", ["key", "value"], sorted(meta.items()))
     conn.execute(GENERATION_INDEXES)
     for table in _TABLES:

@@ -119,6 +119,7 @@ class PgStore:
             self._name_lengths = (int(shortest), int(longest))
             self._aliases = [Alias(p, tuple(f), int(n)) for p, f, n in json.loads(meta["aliases"])]
             self._vector_model: str | None = json.loads(meta["field_vectors"])
+            self._walk_digest = meta.get("walk_digest", "")  # absent in generations built before it
             self.visible = visible_acls(acls, principal)
             self.unit_count = sum(int(n) for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(int(t) for acl, _, t in stats if acl in self.visible)
@@ -320,6 +321,10 @@ class PgStore:
         return {name: vector_from_blob(bytes(blob)) for name, blob in rows}
 
     # -- snapshot ------------------------------------------------------------------------
+    def walk_digest(self) -> str:
+        """The digest of the corpus walk as the build read it ("" when unknown): freshness's fast path."""
+        return str(self._walk_digest)
+
     def snapshot(self) -> dict[str, tuple[Any, ...]]:
         rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files ORDER BY path")
         return {r[0]: tuple(r[1:]) for r in rows}

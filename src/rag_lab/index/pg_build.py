@@ -35,6 +35,8 @@ from rag_lab.index.build import (
     WARNINGS_KEPT,
     Batch,
     BuildSummary,
+    _sorted_postings,
+    _Units,
     _walk_digest,
     config_for,
     extract_batches,
@@ -157,7 +159,8 @@ class _Gathered:
     def __init__(self) -> None:
         self.evidence_ids: list[str] = []
         self.acls: list[str] = []
-        self.codes: list[npt.NDArray[np.int64]] = []
+        self.codes: list[npt.NDArray[np.int64] | None] = []
+        self.code_span = 1  # every term code is below this
         self.terms: list[npt.NDArray[np.int64]] = []
         self.images: list[tuple[int, Any, Any, Any, str]] = []
         self.names: dict[tuple[str, str, str], int] = {}
@@ -170,6 +173,8 @@ class _Gathered:
         self.acls.extend(row[-1] for row in units)
         self.codes.append(batch.codes)
         self.terms.append(batch.terms)
+        if batch.codes.size:
+            self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         self.images.extend((offset + i, c, s, sh, units[i][-1]) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
@@ -328,41 +333,41 @@ def _write_units(conn: psycopg.Connection[Any], gathered: _Gathered) -> int:
 
 def _write_postings(conn: psycopg.Connection[Any], gathered: _Gathered, rowids: npt.NDArray[np.int64]) -> None:
     """Postings rows per (term, label): unit ids ascending, raw tf and unit length (int32 each),
-    and the per-label statistics (units, total length) BM25 averages over."""
+    and the per-label statistics (units, total length) BM25 averages over.
+
+    The occurrences are sorted by the SQLite build's own ``_sorted_postings`` (one int64 key per
+    occurrence, sorted in place, the batches' codes freed as the keys are written), then turned
+    into rows a slice of whole terms at a time, so the temporaries stay bounded by the slice.
+    """
     labels = sorted(set(gathered.acls))
     position = {name: i for i, name in enumerate(labels)}
     group = np.fromiter((position[a] for a in gathered.acls), dtype=np.int64, count=rowids.size)
-    terms = np.concatenate(gathered.terms)
-    codes = np.concatenate(gathered.codes) if gathered.codes else np.zeros(0, np.int64)
+    units = _Units()
+    units.terms, units.codes, units.code_span = gathered.terms, gathered.codes, gathered.code_span
     gathered.codes = []
-    _copy(
-        conn,
-        "acl_stats",
-        ["acl", "units", "total_len"],
-        [(name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(labels)],
-    )
-    doc_len = np.zeros(rowids.size + 1, dtype=np.int32)
-    doc_len[rowids] = terms
-    owner, owner_group = np.repeat(rowids, terms), np.repeat(group, terms)
-    order = np.lexsort((owner, codes, owner_group))
-    owner, codes, owner_group = owner[order], codes[order], owner_group[order]
-    del order
-    new_term = np.ones(codes.size, dtype=bool)
-    new_term[1:] = (owner_group[1:] != owner_group[:-1]) | (codes[1:] != codes[:-1])
-    new_pair = new_term.copy()
-    new_pair[1:] |= owner[1:] != owner[:-1]
-    starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, codes.size)).astype("<i4")
-    p_group, p_code, p_owner = owner_group[starts], codes[starts], owner[starts]
-    bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
-    ids32, lens = p_owner.astype("<i4"), doc_len[p_owner].astype("<i4")
+    postings = _sorted_postings(units, rowids, group, len(labels))
+    del group, units
+    if postings is None:
+        return
+    _copy(conn, "acl_stats", ["acl", "units", "total_len"], [(labels[g], n, t) for g, n, t in postings.stats])
+    doc_len = postings.doc_len
 
     def rows() -> Iterator[tuple[Any, ...]]:
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            yield (
-                int(p_code[a]), labels[int(p_group[a])], b - a,
-                ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes(),
-            )
+        for owner_group, codes, owner in postings.slices():
+            new_term = np.ones(codes.size, dtype=bool)
+            new_term[1:] = (owner_group[1:] != owner_group[:-1]) | (codes[1:] != codes[:-1])
+            new_pair = new_term.copy()
+            new_pair[1:] |= owner[1:] != owner[:-1]
+            starts = np.flatnonzero(new_pair)
+            tf = np.diff(np.append(starts, codes.size)).astype("<i4")
+            p_group, p_code, p_owner = owner_group[starts], codes[starts], owner[starts]
+            bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
+            ids32, lens = p_owner.astype("<i4"), doc_len[p_owner].astype("<i4")
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                yield (
+                    int(p_code[a]), labels[int(p_group[a])], b - a,
+                    ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes(),
+                )  # fmt: skip
 
     _copy(conn, "postings", ["term", "acl", "df", "ids", "tfs", "lens"], rows())
 

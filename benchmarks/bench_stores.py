@@ -21,10 +21,12 @@ Markdown table and writes ``DIR/bench_stores_<docs>.json`` — after each store,
 is stopped half-way (1M documents take hours on a shared machine) keeps what it measured
 (``"complete": false`` until the end). Progress lines with timestamps go to stderr.
 
-The peak resident memory of this process during each build is sampled (``/proc/self/status``
-every 0.2 s), and apart from it the peak sum of its forked build workers (PostgreSQL's own
-processes are not counted). With ``--max-rss-gib`` (default 8)
-a build whose process and workers together grow past it is stopped: the JSON records ``"aborted"`` with the figure and the
+The peak resident memory of this process during each build is sampled every 0.2 s, and
+apart from it the peak sum of its forked build workers (PostgreSQL's own processes are not
+counted), by a separate monitor process: a sampling *thread* would make the build run
+without its workers (index/build.py never forks a threaded process). With ``--max-rss-gib``
+(default 8) a build whose process and workers together grow past it is interrupted: the JSON
+records ``"aborted"`` with the figure and the
 script exits 3 — a finding, rather than a machine that swaps to death.
 """
 
@@ -33,7 +35,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -63,59 +67,84 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')} +{time.monotonic() - STARTED:7.0f} s] {message}", file=sys.stderr, flush=True)
 
 
-def rss_bytes(pid: int | str = "self") -> int:
+MONITOR = r"""
+import os, signal, sys, time
+
+def rss(pid):
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+        with open(f"/proc/{pid}/status") as handle:
             for line in handle:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
-    except OSError:  # it has just exited
+    except OSError:
         pass
     return 0
 
+def children(pid):
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(c) for c in handle.read().split()]
+    except OSError:
+        pass
+    return found
 
-def worker_rss_bytes() -> int:
-    """Resident memory of this process's children but PostgreSQL's (the build's forked workers)."""
-    total = 0
-    for children in Path("/proc/self/task").glob("*/children"):
+def workers(pid, me):
+    total, stack = 0, children(pid)
+    while stack:
+        child = stack.pop()
         try:
-            pids = children.read_text().split()
+            with open(f"/proc/{child}/comm") as handle:
+                name = handle.read().strip()
         except OSError:
             continue
-        for pid in pids:
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() == "postgres":
-                    continue
-            except OSError:
-                continue
-            total += rss_bytes(pid)
+        if child == me or name == "postgres":
+            continue
+        total += rss(child)
+        stack += children(child)
     return total
+
+watched, limit, me = int(sys.argv[1]), int(sys.argv[2]), os.getpid()
+peak = peak_workers = 0
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+while not stop:
+    own, extra = rss(watched), workers(watched, me)
+    peak, peak_workers = max(peak, own), max(peak_workers, extra)
+    if limit and own + extra > limit:
+        print(f"limit {peak} {peak_workers} {own + extra}", flush=True)
+        os.kill(watched, signal.SIGINT)
+        break
+    time.sleep(0.2)
+else:
+    print(f"peak {peak} {peak_workers} 0", flush=True)
+"""
 
 
 class PeakMemory:
-    """Samples this process's resident memory in a thread; past ``limit`` bytes it calls
-    ``on_limit`` (which must not return: it records the finding and exits)."""
+    """Samples the resident memory of this process and, apart, of its forked build workers
+    (PostgreSQL's processes not counted) from a *separate process*: a sampling thread would
+    make the build run without its workers (index/build.py never forks a threaded process).
+    Past ``limit`` bytes together it interrupts this process (SIGINT); ``exceeded`` says so."""
 
-    def __init__(self, limit: int, on_limit: Callable[[int], None]) -> None:
-        self.limit, self.on_limit, self.peak, self.workers = limit, on_limit, rss_bytes(), 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.2):
-            own, workers = rss_bytes(), worker_rss_bytes()
-            self.peak, self.workers = max(self.peak, own), max(self.workers, workers)
-            if self.limit and own + workers > self.limit:
-                self.on_limit(own + workers)
+    def __init__(self, limit: int) -> None:
+        self.limit, self.peak, self.workers, self.exceeded = limit, 0, 0, 0
 
     def __enter__(self) -> PeakMemory:
-        self._thread.start()
+        self._monitor = subprocess.Popen(
+            [sys.executable, "-c", MONITOR, str(os.getpid()), str(self.limit)], stdout=subprocess.PIPE, text=True
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, rss_bytes())
+        if self._monitor.poll() is None:
+            self._monitor.send_signal(signal.SIGTERM)
+        out, _ = self._monitor.communicate()
+        kind, peak, workers, total = (out.split() + ["peak", "0", "0", "0"])[:4]
+        self.peak, self.workers = int(peak), int(workers)
+        if kind == "limit":
+            self.exceeded = int(total)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -176,6 +205,11 @@ def pg_size(url: str) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
+class MemoryLimit(Exception):
+    def __init__(self, store: str, total: int) -> None:
+        super().__init__(f"{store} build passed --max-rss-gib: {total / 2**30:.2f} GiB resident with its workers")
+
+
 def bench_store(
     name: str,
     root: Path,
@@ -184,12 +218,18 @@ def bench_store(
     questions: list[str],
     total: int,
     walk_total: int,
-    memory: Callable[[], PeakMemory],
+    max_rss: int,
 ) -> dict[str, Any]:
     progress(f"{name}: build")
     started = time.perf_counter()
-    with memory() as peak:
-        summary = build_index(root, location)
+    peak = PeakMemory(max_rss)
+    try:
+        with peak:
+            summary = build_index(root, location)
+    except KeyboardInterrupt:
+        if not peak.exceeded:
+            raise
+        raise MemoryLimit(name, peak.exceeded) from None
     build_s = time.perf_counter() - started
     size = os.path.getsize(location) if isinstance(location, Path) else pg_size(location)
     out: dict[str, Any] = {
@@ -258,17 +298,6 @@ def main(argv: list[str] | None = None) -> int:
     def write_report() -> None:
         json_path.write_text(json.dumps(report, ensure_ascii=False, indent=1))
 
-    def memory() -> PeakMemory:
-        def stop(peak: int) -> None:
-            report["aborted"] = f"build passed --max-rss-gib {args.max_rss_gib}: {peak / 2**30:.2f} GiB resident"
-            write_report()
-            progress(report["aborted"])
-            if server is not None:
-                server.stop()
-            os._exit(3)
-
-        return PeakMemory(int(args.max_rss_gib * 2**30), stop)
-
     server = None
     url = args.url
     if url is None and "postgresql" in stores:
@@ -287,7 +316,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in stores:
             location: Path | str = default_index_path(root) if name == "sqlite" else str(url)
-            results.append(bench_store(name, root, location, floor, questions, args.queries, walk_total, memory))
+            try:
+                results.append(
+                    bench_store(
+                        name, root, location, floor, questions, args.queries, walk_total, int(args.max_rss_gib * 2**30)
+                    )
+                )
+            except MemoryLimit as exc:
+                report["aborted"] = str(exc)
+                write_report()
+                progress(report["aborted"])
+                return 3
             write_report()
     finally:
         if server is not None:

@@ -23,6 +23,7 @@ more (background refill, health checks, resizing); docs/dependencies.md says why
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -119,6 +120,7 @@ class Pool:
 _pools: dict[tuple[int, str], Pool] = {}
 _inherited: list[Pool] = []  # a parent's pools after fork: never used, never closed, never collected
 _pools_lock = threading.Lock()
+_at_exit: list[object] = []  # close_pools, once registered (a forked child inherits it)
 
 
 def pool_for(location: str) -> Pool:
@@ -129,6 +131,8 @@ def pool_for(location: str) -> Pool:
         if pool is None:
             for other in [k for k in _pools if k[0] != key[0]]:  # inherited through fork
                 _inherited.append(_pools.pop(other))
+            if not _at_exit:  # idle connections end cleanly at exit, without a ResourceWarning
+                _at_exit.append(atexit.register(close_pools))
             pool = _pools[key] = Pool(location, POOL_SIZE)
         return pool
 

@@ -1,11 +1,12 @@
 """The PostgreSQL store's connection pool (index/pg_pool.py): connections are reused, come back
 clean (no generation lock, the next request pins the generation current then), are replaced
-when the server dropped them, and are bounded per process."""
+when the server dropped them, and at most POOL_SIZE idle ones are kept per process."""
 
 from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -95,25 +96,36 @@ def test_a_connection_the_server_closed_is_replaced(demo_root: Path, pg_database
         assert store.unit_count > 0
 
 
-def test_connections_are_bounded_per_process(
+def test_idle_connections_are_bounded_and_busy_ones_never_wait(
     demo_root: Path, pg_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """More concurrent stores than the pool keeps each get a connection at once (a request
+    holds its connection through the freshness walk: waiting for one would wait for whole
+    requests); given back, only POOL_SIZE stay open."""
     url = pg_database()
     build_index(demo_root, url)
     monkeypatch.setattr(pg_pool, "POOL_SIZE", 2)
-    monkeypatch.setattr(pg_pool, "POOL_WAIT_S", 0.2)
-    first, second = open_store(url), open_store(url)
-    with pytest.raises(IndexError_, match=r"all 2 connections to the index database .* stayed busy"):
-        open_store(url)
-    first.close()
-    with open_store(url) as third:
-        assert third.unit_count == second.unit_count
-    second.close()
+    stores = [open_store(url) for _ in range(3)]
+    pids = {backend_pid(s) for s in stores}
+    assert len(pids) == 3
+    for store in stores:
+        store.close()
+    assert pg_pool.pool_for(url).idle() == 2
+    with psycopg.connect(url, autocommit=True) as admin:
+        alive = {int(r[0]) for r in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")}
+    assert len(pids & alive) == 2  # the third was closed, not kept
     leaked = open_store(url)
-    del leaked  # never closed: its connection is closed when it is collected, and its place freed
+    leaked_pid = backend_pid(leaked)
+    del leaked  # never closed: its connection is closed when it is collected, not kept or leaked
     gc.collect()
-    with open_store(url) as a, open_store(url) as b:
-        assert a.unit_count == b.unit_count
+    assert pg_pool.pool_for(url).idle() == 1  # not given back: closed
+    with psycopg.connect(url, autocommit=True) as admin:
+        for _ in range(100):  # the server notices the closed socket at once; allow it a moment
+            row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (leaked_pid,)).fetchone()
+            if row == (0,):
+                break
+            time.sleep(0.05)
+    assert row == (0,) and advisory_locks(url, leaked_pid) == []
 
 
 def test_a_forked_child_opens_its_own_connections(demo_root: Path, pg_database: Callable[[], str]) -> None:

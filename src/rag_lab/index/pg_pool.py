@@ -1,12 +1,16 @@
-"""A small bounded pool of connections per PostgreSQL index location, per process.
+"""A small pool of idle connections per PostgreSQL index location, per process.
 
 Opening a connection costs a TCP handshake, authentication and a new server process; a
 request then needs a handful of short statements. So :class:`rag_lab.index.pg_store.PgStore`
 borrows a connection from here and gives it back when it is closed:
 
-* at most :data:`POOL_SIZE` connections to one location are out at once in one process; a
-  request that finds them all busy waits up to :data:`POOL_WAIT_S` seconds, then gets a typed
-  error (nothing is opened beyond the bound, so N server processes never become N×threads);
+* at most :data:`POOL_SIZE` idle connections to one location are kept per process; a request
+  that finds none idle opens its own, and one given back to a full pool is closed. There is
+  no wait and no limit on connections in use: a request holds its connection from start to
+  end (its generation stays pinned through the freshness walk, which takes tens of seconds
+  on 1M files), so a bound on them made the 17th of 16+ concurrent requests wait for whole
+  requests and time out (measured at 1M documents, 16 clients). The server's
+  ``max_connections`` stays the limit, as it was before the pool;
 * a connection comes back only clean: its generation lock released
   (``pg_advisory_unlock_all()``, so an idle connection never keeps a generation alive), not
   inside a transaction, not broken. Anything else is closed, not kept;
@@ -26,19 +30,13 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-import time
 from typing import TYPE_CHECKING, Any
-
-from rag_lab.errors import IndexError_
-from rag_lab.index.backend import shown_location
 
 if TYPE_CHECKING:
     import psycopg
 
 POOL_SIZE = 8
-"""Connections to one location open at once in one process (busy or idle)."""
-POOL_WAIT_S = 30.0
-"""How long a request waits for a connection when all :data:`POOL_SIZE` are busy."""
+"""Idle connections to one location kept per process for the next requests."""
 
 
 class Pool:
@@ -50,60 +48,47 @@ class Pool:
         self.location = location
         self.size = size
         self._idle: list[psycopg.Connection[Any]] = []
-        self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
 
-    def borrow(self, *, timeout_s: float | None = None) -> tuple[psycopg.Connection[Any], bool]:
+    def borrow(self) -> tuple[psycopg.Connection[Any], bool]:
         """A connection (kept from before when one is idle, else new) and whether it was kept."""
         from rag_lab.index.pg_store import connect
 
-        wait = POOL_WAIT_S if timeout_s is None else timeout_s
-        started = time.monotonic()
-        if not self._slots.acquire(timeout=wait):
-            raise IndexError_(
-                f"all {self.size} connections to the index database {shown_location(self.location)!r} "
-                f"stayed busy for {time.monotonic() - started:.0f} s; retry, or lower the number of "
-                "concurrent requests (rag_lab.index.pg_pool.POOL_SIZE bounds them per process)"
-            )
-        try:
-            while True:
-                with self._lock:
-                    conn = self._idle.pop() if self._idle else None
-                if conn is None:
-                    return connect(self.location), False
-                if not conn.closed and not conn.broken:
-                    return conn, True
-                conn.close()
-        except BaseException:
-            self._slots.release()
-            raise
+        while True:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                return connect(self.location), False
+            if not conn.closed and not conn.broken:
+                return conn, True
+            conn.close()
 
     def give_back(self, conn: psycopg.Connection[Any]) -> None:
-        """Keep ``conn`` for the next request if it is clean (its locks released), else close it."""
-        try:
-            keep = False
-            if not conn.closed and not conn.broken:
-                from psycopg.pq import TransactionStatus
+        """Keep ``conn`` for the next request if it is clean (its locks released) and the pool
+        has room, else close it."""
+        keep = False
+        if not conn.closed and not conn.broken:
+            from psycopg.pq import TransactionStatus
 
-                try:
+            with self._lock:
+                room = len(self._idle) < self.size
+            try:
+                if room:
                     conn.execute("SELECT pg_advisory_unlock_all()")
                     keep = conn.info.transaction_status == TransactionStatus.IDLE
-                except Exception:  # noqa: BLE001 - any failure: the connection is not reused
-                    keep = False
-            if keep:
-                with self._lock:
+            except Exception:  # noqa: BLE001 - any failure: the connection is not reused
+                keep = False
+        if keep:
+            with self._lock:
+                keep = len(self._idle) < self.size
+                if keep:
                     self._idle.append(conn)
-            else:
-                conn.close()
-        finally:
-            self._slots.release()
+        if not keep:
+            conn.close()  # ends the session: its generation lock goes with it
 
     def discard(self, conn: psycopg.Connection[Any]) -> None:
         """Close a borrowed connection that must not be reused (it failed, or its owner was lost)."""
-        try:
-            conn.close()
-        finally:
-            self._slots.release()
+        conn.close()
 
     def idle(self) -> int:
         with self._lock:
@@ -146,4 +131,4 @@ def close_pools() -> None:
         pool.close()
 
 
-__all__ = ["POOL_SIZE", "POOL_WAIT_S", "Pool", "close_pools", "pool_for"]
+__all__ = ["POOL_SIZE", "Pool", "close_pools", "pool_for"]

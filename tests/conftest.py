@@ -142,6 +142,9 @@ class Databases:
     def drop_all(self) -> None:
         import psycopg
 
+        from rag_lab.index.pg_pool import close_pools
+
+        close_pools()  # the idle connections the stores kept (index/pg_pool.py)
         with psycopg.connect(self.server.url(), autocommit=True) as conn:
             for name in self.made:
                 conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

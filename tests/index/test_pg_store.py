@@ -110,3 +110,37 @@ def test_per_label_statistics_count_only_what_the_caller_sees(
         assert owner.postings([term])[term][0] == 2 and bob.postings([term])[term][0] == 1
         assert (owner.unit_count, bob.unit_count) == (2, 1)
         assert bob.units_for_key("乙台", "地点") == [] and bob.name_kinds(["乙台"]) == {}
+
+
+def test_fresh_check_takes_the_walk_digest_on_postgresql(
+    make_corpus: Callable[..., Path], pg_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast freshness path of schema 5 holds for a generation too: an unchanged corpus is
+    fresh without one fingerprint read from the database; a change takes the careful path."""
+    from rag_lab.index import check_freshness
+    from rag_lab.index.freshness import digest_of, fast_walk
+
+    root = make_corpus({"documents/a.md": "主题：甲\n地点：一楼\n", "documents/b/c.md": "主题：乙\n地点：二楼\n"})
+    url = pg_database()
+    build_index(root, url)
+    with open_store(url) as store:
+        walked = fast_walk(root)
+        assert walked is not None and store.walk_digest() == digest_of(*walked)  # type: ignore[attr-defined]
+
+        def no_fingerprints() -> None:
+            raise AssertionError("the fast path must not load fingerprints")
+
+        monkeypatch.setattr(store, "fingerprints", no_fingerprints)
+        assert not check_freshness(root, store).stale
+        monkeypatch.undo()
+        (root / "documents" / "a.md").write_text("主题：甲\n地点：三楼\n", encoding="utf-8")
+        assert check_freshness(root, store).as_dict() == {"added": [], "deleted": [], "modified": ["documents/a.md"]}
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:  # a generation built before the digest existed
+        row = conn.execute("SELECT generation FROM rag_lab.current").fetchone()
+        assert row is not None
+        conn.execute(f"DELETE FROM rag_lab_g{int(row[0])}.meta WHERE key = 'walk_digest'")
+    with open_store(url) as store:
+        assert store.walk_digest() == ""  # type: ignore[attr-defined]
+        assert check_freshness(root, store).modified == ["documents/a.md"]

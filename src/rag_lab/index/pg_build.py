@@ -18,6 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,9 @@ from rag_lab.index.build import (
     WARNINGS_KEPT,
     Batch,
     BuildSummary,
+    _sorted_postings,
+    _Units,
+    _walk_digest,
     config_for,
     extract_batches,
     name_lengths,
@@ -107,6 +111,7 @@ def build_pg_index(
             with conn.transaction():
                 _write_generation(
                     conn,
+                    base,
                     with_progress(batches, progress, len(items)),
                     config_for(reserved_fields),
                     summary,
@@ -154,7 +159,8 @@ class _Gathered:
     def __init__(self) -> None:
         self.evidence_ids: list[str] = []
         self.acls: list[str] = []
-        self.codes: list[npt.NDArray[np.int64]] = []
+        self.codes: list[npt.NDArray[np.int64] | None] = []
+        self.code_span = 1  # every term code is below this
         self.terms: list[npt.NDArray[np.int64]] = []
         self.images: list[tuple[int, Any, Any, Any, str]] = []
         self.names: dict[tuple[str, str, str], int] = {}
@@ -167,6 +173,8 @@ class _Gathered:
         self.acls.extend(row[-1] for row in units)
         self.codes.append(batch.codes)
         self.terms.append(batch.terms)
+        if batch.codes.size:
+            self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         self.images.extend((offset + i, c, s, sh, units[i][-1]) for i, c, s, sh in batch.images)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
@@ -203,6 +211,7 @@ def _copy(conn: psycopg.Connection[Any], table: str, columns: list[str], rows: A
 
 def _write_generation(
     conn: psycopg.Connection[Any],
+    root: Path,
     batches: Iterator[Batch],
     config: dict[str, Any],
     summary: BuildSummary,
@@ -220,8 +229,10 @@ def _write_generation(
     staged = ", ".join(f"{c} TEXT COLLATE \"C\"" if c == "evidence_id" else f"{c} {_staged_type(c)}" for c in _UNIT_FIELDS)
     conn.execute(f"CREATE TEMP TABLE staging ({staged}) ON COMMIT DROP")
     gathered, plain = _Gathered(), _Rows()
+    recorded: dict[str, tuple[Any, ...]] = {}  # path → fingerprint as read (the walk digest's check)
     for batch in batches:  # in sorted path order
         files = plain.files(batch)
+        recorded.update((f[0], (f[2], f[4], f[5], f[6])) for f in files)
         _copy(conn, "files", ["path", "kind", "size", "sha256", "mtime_ns", "ctime_ns", "inode", "error", "acl"], files)
         _copy(
             conn,
@@ -261,7 +272,11 @@ def _write_generation(
         "field_vectors": json.dumps(
             None if embedder is None else _add_field_vectors(conn, embedder, field_names | alias_fields)
         ),
+        # the fast freshness check, as in the SQLite file (index/freshness.py): the digest of
+        # the corpus walk as the files were read, or "" when the corpus changed while read
+        "walk_digest": _walk_digest(root, recorded),
     }
+    del recorded
     _copy(conn, "meta", ["key", "value"], sorted(meta.items()))
     conn.execute(GENERATION_INDEXES)
     for table in _TABLES:
@@ -318,41 +333,41 @@ def _write_units(conn: psycopg.Connection[Any], gathered: _Gathered) -> int:
 
 def _write_postings(conn: psycopg.Connection[Any], gathered: _Gathered, rowids: npt.NDArray[np.int64]) -> None:
     """Postings rows per (term, label): unit ids ascending, raw tf and unit length (int32 each),
-    and the per-label statistics (units, total length) BM25 averages over."""
+    and the per-label statistics (units, total length) BM25 averages over.
+
+    The occurrences are sorted by the SQLite build's own ``_sorted_postings`` (one int64 key per
+    occurrence, sorted in place, the batches' codes freed as the keys are written), then turned
+    into rows a slice of whole terms at a time, so the temporaries stay bounded by the slice.
+    """
     labels = sorted(set(gathered.acls))
     position = {name: i for i, name in enumerate(labels)}
     group = np.fromiter((position[a] for a in gathered.acls), dtype=np.int64, count=rowids.size)
-    terms = np.concatenate(gathered.terms)
-    codes = np.concatenate(gathered.codes) if gathered.codes else np.zeros(0, np.int64)
+    units = _Units()
+    units.terms, units.codes, units.code_span = gathered.terms, gathered.codes, gathered.code_span
     gathered.codes = []
-    _copy(
-        conn,
-        "acl_stats",
-        ["acl", "units", "total_len"],
-        [(name, int((group == i).sum()), int(terms[group == i].sum())) for i, name in enumerate(labels)],
-    )
-    doc_len = np.zeros(rowids.size + 1, dtype=np.int32)
-    doc_len[rowids] = terms
-    owner, owner_group = np.repeat(rowids, terms), np.repeat(group, terms)
-    order = np.lexsort((owner, codes, owner_group))
-    owner, codes, owner_group = owner[order], codes[order], owner_group[order]
-    del order
-    new_term = np.ones(codes.size, dtype=bool)
-    new_term[1:] = (owner_group[1:] != owner_group[:-1]) | (codes[1:] != codes[:-1])
-    new_pair = new_term.copy()
-    new_pair[1:] |= owner[1:] != owner[:-1]
-    starts = np.flatnonzero(new_pair)
-    tf = np.diff(np.append(starts, codes.size)).astype("<i4")
-    p_group, p_code, p_owner = owner_group[starts], codes[starts], owner[starts]
-    bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
-    ids32, lens = p_owner.astype("<i4"), doc_len[p_owner].astype("<i4")
+    postings = _sorted_postings(units, rowids, group, len(labels))
+    del group, units
+    if postings is None:
+        return
+    _copy(conn, "acl_stats", ["acl", "units", "total_len"], [(labels[g], n, t) for g, n, t in postings.stats])
+    doc_len = postings.doc_len
 
     def rows() -> Iterator[tuple[Any, ...]]:
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            yield (
-                int(p_code[a]), labels[int(p_group[a])], b - a,
-                ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes(),
-            )
+        for owner_group, codes, owner in postings.slices():
+            new_term = np.ones(codes.size, dtype=bool)
+            new_term[1:] = (owner_group[1:] != owner_group[:-1]) | (codes[1:] != codes[:-1])
+            new_pair = new_term.copy()
+            new_pair[1:] |= owner[1:] != owner[:-1]
+            starts = np.flatnonzero(new_pair)
+            tf = np.diff(np.append(starts, codes.size)).astype("<i4")
+            p_group, p_code, p_owner = owner_group[starts], codes[starts], owner[starts]
+            bounds = np.append(np.flatnonzero(new_term[starts]), starts.size)
+            ids32, lens = p_owner.astype("<i4"), doc_len[p_owner].astype("<i4")
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                yield (
+                    int(p_code[a]), labels[int(p_group[a])], b - a,
+                    ids32[a:b].tobytes(), tf[a:b].tobytes(), lens[a:b].tobytes(),
+                )  # fmt: skip
 
     _copy(conn, "postings", ["term", "acl", "df", "ids", "tfs", "lens"], rows())
 

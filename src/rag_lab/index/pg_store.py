@@ -7,11 +7,17 @@ builder never drops a generation whose lock a reader holds. Every query filters 
 caller's visibility labels (``acl = ANY(%s)``) in the database, so no row the caller may not
 see is read, ranked or counted; BM25 statistics come from the per-label ``acl_stats`` rows.
 Needs the ``[postgresql]`` extra (psycopg 3).
+
+Round trips: the connection comes from a small per-process pool (index/pg_pool.py) and goes
+back, lock released, on :meth:`PgStore.close`; pinning is one pipelined round trip; units come
+with their file's visibility label (so :meth:`PgStore.may_see` asks nothing more for them);
+name and key lookups are remembered for the store's life — the generation never changes.
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +29,7 @@ from rag_lab.data.aliases import Alias
 from rag_lab.errors import ConfigError, IndexError_
 from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
+from rag_lab.index.pg_pool import pool_for
 from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
 from rag_lab.records import Unit
 
@@ -33,7 +40,12 @@ _UNIT_COLUMNS = (
     "id, evidence_id, source, sha256, span_start, span_end, line, text, subject, field, "
     "value, modality, valid_from, valid_to, extra"
 )
-_SELECT_UNIT = f"SELECT {_UNIT_COLUMNS} FROM units"
+# every unit with its file's label as the index records it (what may_see decides by)
+_SELECT_UNIT = (
+    "SELECT u.id, u.evidence_id, u.source, u.sha256, u.span_start, u.span_end, u.line, u.text, u.subject, "
+    "u.field, u.value, u.modality, u.valid_from, u.valid_to, u.extra, "
+    "(SELECT f.acl FROM files f WHERE f.path = u.source AND f.error IS NULL) FROM units u"
+)
 _PIN_ATTEMPTS = 20
 INSTALL_HINT = "install the PostgreSQL store with: pip install 'rag-lab[postgresql]'"
 
@@ -110,58 +122,94 @@ class PgStore:
         self.location = location
         self.principal = principal
         self._psycopg = require_psycopg()
-        self._db = connect(location)
+        self._pool = pool_for(location)
+        self._closed = False
+        self.generation, meta, stats = self._borrow_pinned()
         try:
-            self.generation, meta, stats = self._pin()
             self.config: dict[str, Any] = json.loads(meta["config"])
             acls = json.loads(meta["acls"])
             shortest, longest = json.loads(meta["name_lengths"])
             self._name_lengths = (int(shortest), int(longest))
             self._aliases = [Alias(p, tuple(f), int(n)) for p, f, n in json.loads(meta["aliases"])]
             self._vector_model: str | None = json.loads(meta["field_vectors"])
+            self._walk_digest = meta.get("walk_digest", "")  # absent in generations built before it
             self.visible = visible_acls(acls, principal)
             self.unit_count = sum(int(n) for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(int(t) for acl, _, t in stats if acl in self.visible)
         except (self._psycopg.Error, KeyError, ValueError, TypeError) as exc:
-            self._db.close()
+            self._pool.discard(self._db)
             raise IndexError_(
                 f"index database {shown_location(location)!r} is incomplete or unreadable ({exc}); "
                 f"rebuild it with `rag-lab index ROOT --store {shown_location(location)}`"
             ) from None
         except BaseException:
-            self._db.close()
+            self._pool.discard(self._db)
             raise
+        # a store dropped without close(): its connection is closed, not kept (its lock goes with it)
+        self._lost = weakref.finalize(self, self._pool.discard, self._db)
         self._acl_of: dict[str, str | None] = {}
+        self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty), as looked up
+        self._keys: dict[tuple[str, str], bool] = {}
+
+    def _borrow_pinned(self) -> tuple[int, dict[str, str], list[Any]]:
+        """A connection from the pool with the current generation pinned on it (``self._db``).
+        A kept connection that the server closed meanwhile (restart, terminated) is replaced."""
+        conn, reused = self._pool.borrow()
+        while True:
+            self._db = conn
+            try:
+                return self._pin()
+            except self._psycopg.Error as exc:
+                self._pool.discard(conn)
+                if reused and isinstance(exc, self._psycopg.OperationalError):
+                    conn, reused = self._pool.borrow()
+                    continue
+                raise IndexError_(
+                    f"index database {shown_location(self.location)!r} is incomplete or unreadable ({exc}); "
+                    f"rebuild it with `rag-lab index ROOT --store {shown_location(self.location)}`"
+                ) from None
+            except BaseException:
+                self._pool.discard(conn)
+                raise
 
     def _pin(self) -> tuple[int, dict[str, str], list[Any]]:
-        """Take the shared lock of the current generation and read its meta (two round trips);
-        retried when a rebuild dropped that generation between the two."""
+        """Take the shared lock of the current generation and read its meta: two statements in
+        one pipelined round trip (the second sees the catalogue as of after the lock was taken:
+        read committed takes a snapshot per statement); retried when a rebuild dropped that
+        generation between the two."""
+        pg = self._psycopg
         for _ in range(_PIN_ATTEMPTS):
             try:
-                row = self._db.execute(
-                    f"SELECT generation, pg_advisory_lock_shared(%s, generation::int4), set_config("
-                    f"'search_path', '{GENERATION_PREFIX}' || generation, false) FROM {CATALOGUE}.current",
-                    (LOCK_CLASS,),
-                ).fetchone()
-            except self._psycopg.errors.UndefinedTable:
-                row = None  # no catalogue: nothing was ever built here
+                with self._db.pipeline():
+                    pinned = self._db.execute(
+                        f"SELECT generation, pg_advisory_lock_shared(%s, generation::int4), "
+                        f"set_config('search_path', '{GENERATION_PREFIX}' || generation, false), "
+                        f"set_config('rag_lab.generation', generation::text, false) FROM {CATALOGUE}.current",
+                        (LOCK_CLASS,),
+                    )
+                    read = self._db.execute(
+                        "SELECT (SELECT json_object_agg(key, value) FROM meta), "
+                        "(SELECT json_agg(json_build_array(acl, units, total_len)) FROM acl_stats), "
+                        f"(SELECT layout FROM {CATALOGUE}.generations "
+                        "WHERE id = current_setting('rag_lab.generation')::bigint)"
+                    )
+                row, found = pinned.fetchone(), read.fetchone()
+            except pg.errors.UndefinedTable:
+                if current_generation(self._db) is None:  # no catalogue: nothing was ever built here
+                    row, found = None, None
+                else:  # the generation was dropped by a rebuild before the lock was taken
+                    self._db.execute("SELECT pg_advisory_unlock_all()")
+                    continue
+            except pg.errors.UndefinedObject:  # no current row: rag_lab.generation was never set
+                row, found = None, None
             if row is None:
                 raise IndexError_(
                     f"no index in the database {shown_location(self.location)!r}; build it with "
                     f"`rag-lab index ROOT --store {shown_location(self.location)}`"
                 )
             generation = int(row[0])
-            try:  # a separate statement, so it sees the catalogue as of after the lock was taken
-                found = self._db.execute(
-                    "SELECT (SELECT json_object_agg(key, value) FROM meta), "
-                    "(SELECT json_agg(json_build_array(acl, units, total_len)) FROM acl_stats), "
-                    f"(SELECT layout FROM {CATALOGUE}.generations WHERE id = %s)",
-                    (generation,),
-                ).fetchone()
-            except self._psycopg.errors.UndefinedTable:
-                found = None  # dropped by a rebuild before the lock was taken
             if found is None or found[2] is None:
-                self._db.execute("SELECT pg_advisory_unlock_shared(%s, %s)", (LOCK_CLASS, generation))
+                self._db.execute("SELECT pg_advisory_unlock_all()")
                 continue
             if found[2] != PG_LAYOUT_VERSION:
                 raise IndexError_(
@@ -180,7 +228,12 @@ class PgStore:
         return shown_location(self.location)
 
     def close(self) -> None:
-        self._db.close()  # ends the session: its generation lock goes with it
+        """Give the connection back to the pool, its generation lock released (or close it)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._lost.detach()
+        self._pool.give_back(self._db)
 
     def __enter__(self) -> PgStore:
         return self
@@ -189,6 +242,8 @@ class PgStore:
         self.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        if self._closed:
+            raise IndexError_(f"the index {shown_location(self.location)!r} was read after it was closed")
         try:
             return self._db.execute(sql, params).fetchall()
         except self._psycopg.Error as exc:
@@ -212,12 +267,18 @@ class PgStore:
         return frozenset(self.config["reserved_fields"])
 
     # -- units ---------------------------------------------------------------------------
+    def _units(self, rows: list[Any]) -> list[Unit]:
+        """Units of ``_SELECT_UNIT`` rows; their files' labels are remembered for may_see."""
+        for row in rows:
+            self._acl_of.setdefault(row[2], row[15])
+        return [_row_to_unit(r) for r in rows]
+
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         rows = self._query(
-            _SELECT_UNIT + " WHERE subject = %s AND field = %s AND acl = ANY(%s) ORDER BY id",
+            _SELECT_UNIT + " WHERE u.subject = %s AND u.field = %s AND u.acl = ANY(%s) ORDER BY u.id",
             (subject, field, self.visible),
         )
-        return [_row_to_unit(r) for r in rows]
+        return self._units(rows)
 
     def unit_ids_for_key(self, subject: str, field: str) -> list[int]:
         rows = self._query(
@@ -228,14 +289,15 @@ class PgStore:
 
     def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
         wanted = [int(i) for i in ids]
-        rows = self._query(_SELECT_UNIT + " WHERE id = ANY(%s) AND acl = ANY(%s)", (wanted, self.visible))
-        return {int(r[0]): _row_to_unit(r) for r in rows}
+        rows = self._query(_SELECT_UNIT + " WHERE u.id = ANY(%s) AND u.acl = ANY(%s)", (wanted, self.visible))
+        return {int(r[0]): unit for r, unit in zip(rows, self._units(rows), strict=True)}
 
     def units_of_source(self, source: str) -> list[Unit]:
         rows = self._query(
-            _SELECT_UNIT + " WHERE source = %s AND acl = ANY(%s) ORDER BY span_start, id", (source, self.visible)
+            _SELECT_UNIT + " WHERE u.source = %s AND u.acl = ANY(%s) ORDER BY u.span_start, u.id",
+            (source, self.visible),
         )
-        return [_row_to_unit(r) for r in rows]
+        return self._units(rows)
 
     def ids_of(self, evidence_ids: Sequence[str]) -> list[int]:
         rows = self._query(
@@ -246,8 +308,10 @@ class PgStore:
         return [found[e] for e in evidence_ids]
 
     def unit_by_evidence_id(self, evidence_id: str) -> Unit | None:
-        rows = self._query(_SELECT_UNIT + " WHERE evidence_id = %s AND acl = ANY(%s)", (evidence_id, self.visible))
-        return _row_to_unit(rows[0]) if rows else None
+        rows = self._query(
+            _SELECT_UNIT + " WHERE u.evidence_id = %s AND u.acl = ANY(%s)", (evidence_id, self.visible)
+        )
+        return self._units(rows)[0] if rows else None
 
     def fields_of(self, subject: str) -> list[str]:
         rows = self._query(
@@ -270,33 +334,49 @@ class PgStore:
         return [units[i] for i in ids]
 
     # -- names ---------------------------------------------------------------------------
+    _NAMES = "SELECT 0, name, name, kind FROM names WHERE name = ANY(%s) AND acl = ANY(%s)"
+
+    def _remember_kinds(self, asked: list[str], rows: Iterable[Sequence[Any]]) -> None:
+        for name in asked:
+            self._kinds.setdefault(name, set())
+        for _, name, _, kind in rows:
+            self._kinds[name].add(kind)
+
+    def _known_kinds(self, names: Iterable[str]) -> dict[str, set[str]]:
+        return {n: set(self._kinds[n]) for n in names if self._kinds[n]}
+
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         wanted = sorted(set(candidates))
-        known: dict[str, set[str]] = {}
-        for name, kind in self._query(
-            "SELECT name, kind FROM names WHERE name = ANY(%s) AND acl = ANY(%s)", (wanted, self.visible)
-        ):
-            known.setdefault(name, set()).add(kind)
-        return known
+        missing = [n for n in wanted if n not in self._kinds]
+        if missing:
+            self._remember_kinds(missing, self._query(self._NAMES, (missing, self.visible)))
+        return self._known_kinds(wanted)
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
+        """Exact names and folded ones in one statement (names not looked up before only)."""
         wanted = sorted(set(candidates))
+        missing = [n for n in wanted if n not in self._kinds]
+        rows = self._query(
+            self._NAMES + " UNION ALL SELECT 1, folded, name, kind FROM folded_names "
+            "WHERE folded = ANY(%s) AND acl = ANY(%s)",
+            (missing, self.visible, wanted, self.visible),
+        )
+        self._remember_kinds(missing, [r for r in rows if r[0] == 0])
         found: dict[str, set[tuple[str, str]]] = {}
-        for name, kinds in self.name_kinds(wanted).items():
+        for name, kinds in self._known_kinds(wanted).items():
             found.setdefault(name, set()).update((name, k) for k in kinds)
-        for folded, name, kind in self._query(
-            "SELECT folded, name, kind FROM folded_names WHERE folded = ANY(%s) AND acl = ANY(%s)",
-            (wanted, self.visible),
-        ):
+        for _, folded, name, kind in (r for r in rows if r[0] == 1):
             found.setdefault(folded, set()).add((name, kind))
         return found
 
     def has_key(self, subject: str, field: str) -> bool:
-        rows = self._query(
-            "SELECT 1 FROM units WHERE subject = %s AND field = %s AND acl = ANY(%s) LIMIT 1",
-            (subject, field, self.visible),
-        )
-        return bool(rows)
+        if (subject, field) not in self._keys:
+            rows = self._query(
+                "SELECT 1 FROM units WHERE subject = %s AND field = %s AND acl = ANY(%s) LIMIT 1",
+                (subject, field, self.visible),
+            )
+            self._keys[(subject, field)] = bool(rows)
+        return self._keys[(subject, field)]
 
     def subjects_with_field(self, field: str, limit: int) -> list[str]:
         rows = self._query(
@@ -320,6 +400,10 @@ class PgStore:
         return {name: vector_from_blob(bytes(blob)) for name, blob in rows}
 
     # -- snapshot ------------------------------------------------------------------------
+    def walk_digest(self) -> str:
+        """The digest of the corpus walk as the build read it ("" when unknown): freshness's fast path."""
+        return str(self._walk_digest)
+
     def snapshot(self) -> dict[str, tuple[Any, ...]]:
         rows = self._query("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, error, acl FROM files ORDER BY path")
         return {r[0]: tuple(r[1:]) for r in rows}

@@ -18,6 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +36,8 @@ from rag_lab.index.build import (
     WARNINGS_KEPT,
     Batch,
     BuildSummary,
-    _sorted_postings,
-    _Units,
     _walk_digest,
+    _whole_term_slices,
     config_for,
     extract_batches,
     name_lengths,
@@ -335,18 +335,15 @@ def _write_postings(conn: psycopg.Connection[Any], gathered: _Gathered, rowids: 
     """Postings rows per (term, label): unit ids ascending, raw tf and unit length (int32 each),
     and the per-label statistics (units, total length) BM25 averages over.
 
-    The occurrences are sorted by the SQLite build's own ``_sorted_postings`` (one int64 key per
-    occurrence, sorted in place, the batches' codes freed as the keys are written), then turned
+    The occurrences are sorted by :func:`_sorted_postings` (one int64 key per occurrence,
+    sorted in place, the batches' codes freed as the keys are written), then turned
     into rows a slice of whole terms at a time, so the temporaries stay bounded by the slice.
     """
     labels = sorted(set(gathered.acls))
     position = {name: i for i, name in enumerate(labels)}
     group = np.fromiter((position[a] for a in gathered.acls), dtype=np.int64, count=rowids.size)
-    units = _Units()
-    units.terms, units.codes, units.code_span = gathered.terms, gathered.codes, gathered.code_span
-    gathered.codes = []
-    postings = _sorted_postings(units, rowids, group, len(labels))
-    del group, units
+    postings = _sorted_postings(gathered, rowids, group, len(labels))
+    del group
     if postings is None:
         return
     _copy(conn, "acl_stats", ["acl", "units", "total_len"], [(labels[g], n, t) for g, n, t in postings.stats])
@@ -370,6 +367,68 @@ def _write_postings(conn: psycopg.Connection[Any], gathered: _Gathered, rowids: 
                 )  # fmt: skip
 
     _copy(conn, "postings", ["term", "acl", "df", "ids", "tfs", "lens"], rows())
+
+
+@dataclass
+class _SortedPostings:
+    """Every term occurrence as one sorted int64 key ``(acl * span + term) * width + unit id``
+    (or, when such keys would not fit in 63 bits, three arrays sorted by ``lexsort``)."""
+
+    stats: list[tuple[int, int, int]]  # (ACL position, units, total length) per label
+    doc_len: npt.NDArray[np.int32]  # terms per unit id
+    keys: npt.NDArray[np.int64]
+    width: int
+    span: int
+    lexsorted: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+
+    def slices(self) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+        """(ACL index, term, unit id) of the occurrences, a slice of whole terms at a time."""
+        if self.lexsorted is not None:  # pragma: no cover - code points beyond any real corpus
+            yield self.lexsorted
+            return
+        for chunk in _whole_term_slices(self.keys, self.width):
+            term = chunk // self.width
+            yield term // self.span, term % self.span, chunk % self.width
+
+
+def _sorted_postings(
+    gathered: _Gathered, rowids: npt.NDArray[np.int64], group: npt.NDArray[np.int64], n_groups: int
+) -> _SortedPostings | None:
+    """The occurrences of every term, sorted by (ACL, term, unit id); None without units.
+
+    Keys are written over the batches' code arrays one batch at a time (each batch's codes
+    are freed as its keys are written) and sorted in place. (The SQLite build sorts by
+    bucket and spills instead, index/build.py; this store's COPY needs one sorted stream.)
+    """
+    n = rowids.size
+    if n == 0:
+        return None
+    terms = np.concatenate(gathered.terms)
+    stats = [(i, int((group == i).sum()), int(terms[group == i].sum())) for i in range(n_groups)]
+    doc_len = np.zeros(n + 1, dtype=np.int32)
+    doc_len[rowids] = terms
+    width, span = n + 1, gathered.code_span
+    if n_groups * span * width >= 1 << 63:  # pragma: no cover - code points beyond any real corpus
+        codes = np.concatenate([c for c in gathered.codes if c is not None])
+        owner, groups = np.repeat(rowids, terms), np.repeat(group, terms)
+        order = np.lexsort((owner, codes, groups))
+        empty = np.zeros(0, np.int64)
+        return _SortedPostings(stats, doc_len, empty, width, span, (groups[order], codes[order], owner[order]))
+    keys = np.empty(int(terms.sum()), dtype=np.int64)
+    at = first_unit = 0
+    for i, part_terms in enumerate(gathered.terms):
+        part_codes = gathered.codes[i]
+        assert part_codes is not None
+        gathered.codes[i] = None
+        part = slice(first_unit, first_unit + part_terms.size)
+        dest = keys[at : at + part_codes.size]
+        np.add(np.repeat(group[part] * span, part_terms), part_codes, out=dest)
+        dest *= width
+        dest += np.repeat(rowids[part], part_terms)
+        at += part_codes.size
+        first_unit += part_terms.size
+    keys.sort()
+    return _SortedPostings(stats, doc_len, keys, width, span)
 
 
 def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder) -> dict[str, Any]:

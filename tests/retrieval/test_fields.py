@@ -66,15 +66,18 @@ def test_alias_and_a_single_field_is_answered_not_a_choice_of_one() -> None:
     assert d.match is not None and d.match.field == "价格"
 
 
-def test_alias_for_a_field_the_subject_lacks_stops_before_a_guess() -> None:
+def test_alias_for_a_field_the_subject_lacks_stops_every_step_but_the_embedding_with_its_decoys() -> None:
     calls: list[str] = []
 
     def scorer(text: str, names: Sequence[str]) -> list[float]:
-        calls.append(text)
-        return [0.9 if n == "体重" else 0.1 for n in names]
+        calls.append(text)  # a model reads 有多高 as 身高 (a decoy: the subject lacks it)
+        return [0.95 if n == "身高" else 0.9 if n == "体重" else 0.1 for n in names]
 
     d = match_field("\ufffc有多高", ["体重", "血型"], GENERAL, scorer)
-    assert d.match is None and not d.candidates and "身高" in d.absent and calls == []
+    assert d.match is None and not d.candidates and "身高" in d.absent and calls == ["有多高"]
+    assert not any(s.get("method") == "retry" for s in d.steps)
+    d = match_field("\ufffc有多高", ["体重", "血型"], GENERAL, None, scorer_note="no model")
+    assert d.match is None and d.steps[-1] == {"method": "embedding", "skipped": "no model"}
 
 
 def test_partial_inside_an_alias_phrase_for_another_field_does_not_decide() -> None:
@@ -385,3 +388,70 @@ def test_without_vectors_the_trace_says_the_embedding_step_was_skipped(
     last = parse["field_steps"][0]["steps"][-1]
     assert last["method"] == "embedding" and "built without vectors" in last["skipped"]
     assert result["status"] != "answered"
+
+
+# -- the embedding step: what is compared, and the margins ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rest", "words"),
+    [
+        ("你知道\ufffc多少岁吗？", "多少岁"),
+        ("请问\ufffc的发源地在哪？", "的发源地在哪"),
+        ("我想知道\ufffc 什么时候开展呢", "什么时候开展"),
+        ("\ufffc，谁知道它是谁设计的啊？", "它是谁设计的"),
+        ("？？", "？？"),  # nothing left: the text itself
+    ],
+)
+def test_the_embedding_step_compares_the_question_without_subject_openings_and_particles(rest: str, words: str) -> None:
+    from rag_lab.retrieval.fields import content_words
+
+    assert content_words(rest) == words
+
+
+def test_embedding_scores_the_content_words_not_the_openings() -> None:
+    seen: list[str] = []
+
+    def scorer(text: str, names: Sequence[str]) -> list[float]:
+        seen.append(text)
+        return [0.9 if n == "摄影" else 0.5 for n in names]
+
+    d = match_field("请问\ufffc是谁拍的照呢？", ["摄影", "剪辑"], (), scorer)
+    assert seen == ["是谁拍的照"] and d.match is not None and d.match.asked == "是谁拍的照"
+    step = d.steps[-1]
+    assert (step["method"], step["compared"], step["asked"]) == ("embedding", "question", "是谁拍的照")
+
+
+def test_embedding_margin_is_over_the_next_own_field_and_no_decoy_may_be_nearer() -> None:
+    near = {"摄影": 0.90, "剪辑": 0.90 - EMBED_MARGIN, "年龄": 0.89}  # a decoy close behind does not veto
+    d = match_field("\ufffc谁拍的照", ["摄影", "剪辑"], (), _scripted(near))  # type: ignore[arg-type]
+    assert d.match is not None and d.match.field == "摄影" and d.match.runner_up == ("剪辑", 0.90 - EMBED_MARGIN)
+    ahead = {"摄影": 0.90, "剪辑": 0.80, "年龄": 0.901}  # a field the subject lacks is nearer: no answer
+    assert match_field("\ufffc谁拍的照", ["摄影", "剪辑"], (), _scripted(ahead)).match is None  # type: ignore[arg-type]
+    single = {"摄影": 0.90, "年龄": 0.88}  # one field: the runner-up is the nearest decoy
+    d = match_field("\ufffc谁拍的照", ["摄影"], (), _scripted(single))  # type: ignore[arg-type]
+    assert d.match is not None and d.match.runner_up == ("年龄", 0.88)
+    one_char = {"摄影": 0.90, "高": 0.99}  # one-code-point decoys are not compared
+    assert match_field("\ufffc谁拍的照", ["摄影"], (), _scripted(one_char)).match is not None  # type: ignore[arg-type]
+
+
+def test_a_named_field_the_subject_lacks_is_compared_by_its_own_vector() -> None:
+    asked: list[str] = []
+
+    def relate(name: str, names: Sequence[str]) -> list[float]:
+        asked.append(name)
+        return [{"邮政区码": 0.95, "人口": 0.80}.get(n, 0.5) for n in names]
+
+    def scorer(text: str, names: Sequence[str]) -> list[float]:
+        raise AssertionError("the question is not embedded when the named field decides")
+
+    d = match_field("\ufffc的邮编是什么呀", ["邮政区码", "人口"], (), scorer, asked_at=[(2, 4)], relate=relate)
+    assert asked == ["邮编"] and d.match is not None
+    assert (d.match.field, d.match.method, d.match.asked) == ("邮政区码", Method.EMBEDDING, "邮编")
+    assert d.steps[-1]["compared"] == "named_field"
+    # too close to the next field: the question's words are compared next, and decide nothing here
+    close = match_field(
+        "\ufffc的邮编是什么呀", ["邮政区码", "人口"], (), _scripted({}),  # type: ignore[arg-type]
+        asked_at=[(2, 4)], relate=lambda n, ns: [0.9 for _ in ns],
+    )
+    assert close.match is None and [s["compared"] for s in close.steps if "compared" in s] == ["named_field", "question"]

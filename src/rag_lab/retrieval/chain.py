@@ -1,23 +1,27 @@
 """Chained questions: a field of a field's value (``X丈夫的父亲是谁``) is never answered as the first hop.
 
-A question whose one slot is (X, 丈夫) but which goes on, right after the field (a ``的``
-and spaces may stand between), to name a second field — ``X丈夫的父亲`` — asks the 父亲
+A question whose one slot is (X, 丈夫) but which goes on, right after the field, to name
+a second field — ``X丈夫的父亲`` — asks the 父亲
 of X's 丈夫, not X's 丈夫. rag_lab answers one field of one subject named in the
 question, so such a question is refused (``no_supporting_evidence``, saying that it asks a
 field of the value of another field) rather than answered with the first hop.
 
-The second field counts as named when, right after the first:
+Only a first field of which some value is itself a subject of the corpus can be chained:
+otherwise the words after it restate what kind of thing is asked (``颁布日期`` … ``颁布的时间``,
+``学校类型`` … ``什么类型的大学``, ``内径尺寸``) and the question asks the first field. The
+second field counts as named when, right after the first (spaces and a ``的`` may stand
+between), there stands
 
-* a field name of the corpus begins there (and no field name runs across both) (not one of the subject's own fields, which
-  would make the question name two fields of X), other than a word for the value's own
-  name (``X丈夫的名字`` asks the 丈夫 itself: :data:`NAME_WORDS`); or
-* an alias phrase (the general table or the owner's) stands there that means other
-  fields than the first (``X丈夫多少岁``), and some value of the first field is itself
-  a subject of the corpus — only then can the phrase ask about that value; otherwise
-  it asks about the first field (``X的首映是什么时候``);
+* a field name of the corpus that is not one of the subject's own (that would be a question
+  naming two fields of X) and that no longer field name runs across (出生 + 日期 is
+  出生日期);
+* an alias phrase (the general table or the owner's) meaning other fields than the first
+  (``X丈夫多少岁``; ``X的年龄多少岁`` asks the 年龄 itself);
 * after a ``的``, a word that is no question phrasing (a particle, an ordinary phrase,
-  punctuation) stands there — even one the corpus does not know (``X丈夫的老师是谁``) —
-  and some value of the first field is a subject of the corpus.
+  punctuation), even one the corpus does not know (``X丈夫的老师是谁``).
+
+Words for the value's own name (``X丈夫的名字``, ``是谁``: :data:`NAME_WORDS`) ask the first
+hop itself. A field found by the embedding step names no span, so it is not checked.
 """
 
 from __future__ import annotations
@@ -50,17 +54,19 @@ class Chain:
 
 
 def _field_ends(question: str, match: FieldMatch, field_ends: Sequence[int]) -> list[int]:
-    """Where the words that named the field end in the question."""
+    """Where the words that named the field end in the question (the rightmost piece of a partial match)."""
     if match.method == Method.VERBATIM and field_ends:
         return list(field_ends)
     if match.method == Method.EMBEDDING:
         return []  # the whole remainder was scored; no span names the field
-    last = match.asked.split("…")[-1]
-    ends, start = [], question.find(last) if last else -1
-    while start >= 0:
-        ends.append(start + len(last))
-        start = question.find(last, start + 1)
-    return ends
+    ends = [
+        start + len(piece)
+        for piece in match.asked.split("…")
+        if piece
+        for start in range(len(question))
+        if question.startswith(piece, start)
+    ]
+    return [max(ends)] if ends else []
 
 
 def find_chain(
@@ -98,7 +104,7 @@ def find_chain(
         if any(s < end and at < e for s, e, _ in field_spans):
             continue  # one longer field name runs across: 出生 + 日期 is 出生日期
         for s, _, name in field_spans:
-            if s == at and name != first and name not in own:
+            if s == at and name != first and name not in own and value_is_subject():
                 return Chain(subject, first, name, at)
         tail = squash(question[at:])
         for alias in aliases:

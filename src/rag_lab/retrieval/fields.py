@@ -457,26 +457,33 @@ def match_field(
             return True
         return False
 
-    if by_parts(focus, ()):
+    def decided() -> bool:
+        return decision.match is not None or bool(decision.candidates)
+
+    if by_parts(focus, ()) and decided():
         return decision
     strong = [b - a for a, b in asked_at if b - a > WEAK_NAME]
-    if strong:
+    if decision.absent:
+        pass  # the alias phrases mean fields the subject lacks: no retry; only the embedding step, with its decoys
+    elif strong:
         # 这款产品的额定功率: a specific field the subject lacks is what is asked; no retry
         # (only the embedding step may still find it in other words: 邮编 for 邮政区码)
         steps.append({"method": "retry", "skipped": "the question names a field the subject lacks"})
-    elif focus is not None:
-        # the field named is one the subject lacks, and nothing was found at it: a name of
-        # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
-        # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
-        steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
-        if by_parts(None, ordinary_spans(text)):
-            return decision
-    if not strong and "的" in text and not decision.absent:
-        # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
-        joined = text.replace("的", "")
-        steps.append({"method": "retry", "why": "nothing found; the question without 的"})
-        if by_parts(None, ordinary_spans(joined), joined, _shadow_spans(joined, [squash(n) for n in named])):
-            return decision
+    else:
+        if focus is not None:
+            # the field named is one the subject lacks, and nothing was found at it: a name of
+            # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
+            # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
+            steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
+            if by_parts(None, ordinary_spans(text)) and decided():
+                return decision
+        if "的" in text and not decision.absent:
+            # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
+            joined = text.replace("的", "")
+            steps.append({"method": "retry", "why": "nothing found; the question without 的"})
+            shadows_joined = _shadow_spans(joined, [squash(n) for n in named])
+            if by_parts(None, ordinary_spans(joined), joined, shadows_joined) and decided():
+                return decision
 
     if scorer is None:
         steps.append({"method": str(Method.EMBEDDING), "skipped": scorer_note or "no model"})

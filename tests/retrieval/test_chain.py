@@ -79,3 +79,9 @@ def test_a_chained_question_is_never_answered_with_the_first_hops_value(
     result = query_once(template.format(s=first, a=a, b=b), root)
     assert result["status"] != "answered" or result["answer"] not in (second,), result["message"]
     assert result["status"] not in ("answered", "partial"), result["message"]
+
+
+def test_the_documented_chain_rows_are_in_the_docs() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
+    for q in ("张三丈夫的父亲是谁", "张三的丈夫多少岁", "张三丈夫的老师是谁", "张三的丈夫是谁", "张三丈夫的名字", "张三的年龄多少岁"):
+        assert f"| `{q}` |" in text

@@ -268,6 +268,36 @@ def test_a_question_about_an_absent_subject_is_never_answered(
     assert result["status"] not in ("answered", "partial"), (template, absent, result["message"])
 
 
+OTHER_WORDS = ("多少岁", "有多高", "的邮编是什么", "是谁写的", "多少钱", "在哪里", "的职务是什么", "哪年出生的")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    subjects=st.lists(st.text(KNOWN, min_size=1, max_size=3), min_size=1, max_size=4, unique=True),
+    absent=st.text(ABSENT, min_size=1, max_size=3),
+    fields=st.lists(st.sampled_from(("年龄", "身高", "邮政区码", "作者", "价格", "地址", "现任", "出生日期")), min_size=1, max_size=3, unique=True),
+    asked=st.sampled_from(OTHER_WORDS),
+    opening=st.sampled_from(["", "请问", "你知道", "谁知道"]),
+    ending=st.sampled_from(["", "？", "吗？", "呢"]),
+)
+def test_a_question_in_other_words_about_an_absent_subject_is_never_answered(
+    tmp_path_factory: pytest.TempPathFactory,
+    subjects: list[str],
+    absent: str,
+    fields: list[str],
+    asked: str,
+    opening: str,
+    ending: str,
+) -> None:
+    """Every field-matching step (aliases, partial, the embedding step when installed) runs on a linked subject only."""
+    root = tmp_path_factory.mktemp("absent_words")
+    body = "".join(f"主题：{s}\n{f}：{s}的{f}\n" for s in subjects for f in fields)
+    write_files(root, {"documents/a.md": body})
+    build_index(root, vectors=neural.available())
+    result = query_once(f"{opening}{absent}{asked}{ending}", root)
+    assert result["status"] not in ("answered", "partial"), (absent, asked, result["message"])
+
+
 POSSESSOR = {
     "documents/a.md": "主题：日本\n国家代码：JPN\n最佳成绩：无\n主题：梅江\n流域面积：一万平方公里\n"
     "主题：马云\n国籍：中国\n主题：圣\n部首：土\n主题：sts-8\n发射地点：肯尼迪航天中心\n"

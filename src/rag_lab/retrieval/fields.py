@@ -33,16 +33,23 @@ look only where that field is named (``投资`` → 总投资); finding nothing 
 retried on the whole question (that "field" is often an ordinary word: 属于, 类型, 主要),
 with no partial piece crossing an ordinary phrase (``个人`` in ``这个人``) or lying inside
 the named field. A last retry reads the question without ``的`` (``由谁作的曲`` → 作曲).
-5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): the
-   question's remaining words are scored against the subject's field names and against
-   the general table's field names the subject does not have (so a question about
-   another attribute does not land on the nearest field); the best is accepted when it
-   is one of the subject's fields and leads the runner-up by ≥ ``EMBED_MARGIN`` cosine.
+5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): when the
+   question names a field of the corpus the subject lacks, that name's stored vector is
+   compared with the subject's field names first (``relate``; no model call); then the
+   question's content words (:func:`content_words`: without the subject, openings,
+   punctuation and final particles) are embedded and compared. Decoys compete too: the
+   general table's field names the subject does not have (one-code-point names excepted,
+   and names listed on an alias line beside one of the subject's fields, which are other
+   names of it). The nearest of the subject's fields is accepted when it leads the
+   subject's next field by ≥ ``EMBED_MARGIN`` cosine and no decoy is nearer (so a question
+   about another attribute does not land on the nearest field). This step also runs when
+   the question names a field the subject lacks, or alias phrases mean only such fields:
+   those are then among the decoys or nearer than any own field.
 
 A step that finds several fields and cannot separate them by its margin ends the search
 with those fields as ``candidates`` (the question needs clarification); a step that
 finds nothing passes on. A subject with one field is answered when that field matches
-by a step (its runner-up score is 0, or the best decoy for ``embedding``).
+by a step (its runner-up score is 0, or the nearest decoy for ``embedding``).
 Scores rank candidates; they are never a probability of being right.
 """
 
@@ -491,7 +498,10 @@ def match_field(
     if not names or not text:
         steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
         return decision
-    decoys = [d for d in decoy_fields() if squash(d) not in by_form and len(squash(d)) > 1]
+    # a decoy is another attribute; a field the table lists beside one the subject has
+    # (定价 beside 价格 for 多少钱) is another name of it, not a rival
+    synonyms = {squash(f) for a in aliases for f in a.fields if any(squash(t) in by_form for t in a.fields)}
+    decoys = [d for d in decoy_fields() if squash(d) not in by_form and squash(d) not in synonyms and len(squash(d)) > 1]
     if relate is not None and raw_focus:
         # the question names a field of the corpus the subject lacks (邮编 for 邮政区码): that
         # name's stored vector against the subject's field names, no question embedding

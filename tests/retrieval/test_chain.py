@@ -16,6 +16,7 @@ pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and Postgre
 
 FAMILY = {
     "documents/a.md": "主题：张三\n丈夫：李四\n年龄：三十岁\n出生：1990年\n主题：李四\n父亲：李老汉\n年龄：三十二岁\n"
+    "主题：王芳\n丈夫：赵六\n"  # 赵六 is no subject of the corpus
     "主题：王五\n出生日期：1980年\n主题：红楼梦\n首映：1987年\n作者：曹雪芹\n",
 }
 
@@ -38,6 +39,13 @@ def test_a_field_of_a_fields_value_is_refused_never_the_first_hop(family: Path, 
     assert "does not give 张三's 丈夫 instead" in result["message"]
     parse = next(e for e in result["trace"]["events"] if e["step"] == "parse")
     assert parse["chain"]["field"] == "丈夫" and parse["slots"] == []
+
+
+def test_a_noun_alias_after_de_is_a_chain_even_when_the_value_is_no_subject(family: Path) -> None:
+    result = query_once("王芳丈夫的父亲是谁", family)
+    assert (result["status"], result["answer"]) == ("refused", None), result["message"]
+    assert "does not give 王芳's 丈夫 instead" in result["message"]
+    assert query_once("王芳的丈夫是谁", family)["answer"] == "赵六"
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,13 @@ of X's 丈夫, not X's 丈夫. rag_lab answers one field of one subject named in
 question, so such a question is refused (``no_supporting_evidence``, saying that it asks a
 field of the value of another field) rather than answered with the first hop.
 
-Only a first field of which some value is itself a subject of the corpus can be chained:
-otherwise the words after it restate what kind of thing is asked (``颁布日期`` … ``颁布的时间``,
-``学校类型`` … ``什么类型的大学``, ``内径尺寸``) and the question asks the first field. The
-second field counts as named when, right after the first (spaces and a ``的`` may stand
-between), there stands
+A chain needs either a first field of which some value is itself a subject of the corpus,
+or a ``的`` followed by an alias phrase that is a noun (no question word in it: 父亲,
+首都, 邮编) meaning another field (``乐安公主丈夫的父亲``). Otherwise the words after the
+first field restate what kind of thing is asked (``颁布日期`` … ``颁布的时间``, ``学校类型`` …
+``什么类型的大学``, ``内径尺寸``) and the question asks the first field. With a first value
+that is a subject, the second field counts as named when, right after the first (spaces
+and a ``的`` may stand between), there stands
 
 * a field name of the corpus that is not one of the subject's own (that would be a question
   naming two fields of X) and that no longer field name runs across (出生 + 日期 is
@@ -38,6 +40,8 @@ from rag_lab.retrieval.sources import EvidenceSource
 #: Words after a field that ask for the value's own name, not for another field of it.
 NAME_WORDS = ("名字", "名称", "姓名", "全名", "大名", "名", "叫什么", "叫啥", "是谁", "是什么")
 GAP = " \u3000\t的"
+#: Characters of question words: an alias phrase without any is a noun (父亲, 邮编, 首都).
+QUESTION_CHARS = "多几什谁哪怎吗何啥么"
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,7 @@ def find_chain(
             kinds = [squash(f) for f in alias.fields]
             if squash(first) in kinds or _is_a(base(first), kinds):
                 continue  # the phrase asks about the first field itself (X的年龄多少岁)
-            if value_is_subject():
+            if value_is_subject() or ("的" in question[end:at] and not any(c in alias.phrase for c in QUESTION_CHARS)):
                 return Chain(subject, first, alias.phrase, at)
         if "的" in question[end:at] and not _question_words_at(question, at) and value_is_subject():
             # 张三丈夫的老师是谁: after 的 a word the corpus does not know, about a value that is a subject
@@ -130,4 +134,4 @@ def _question_words_at(text: str, at: int) -> bool:
     return any(text.startswith(w, at) for w in (*ORDINARY_PHRASES, *LEAD_INS))
 
 
-__all__ = ["NAME_WORDS", "Chain", "find_chain"]
+__all__ = ["NAME_WORDS", "QUESTION_CHARS", "Chain", "find_chain"]

@@ -523,7 +523,8 @@ def content_words(rest: str) -> str:
     sentence-final particles (吗, 呢, 啊, 呀, 吧, 哦, 啦) go; question words such as 什么时候 stay,
     since they say what kind of field is asked. Empty → ``rest`` itself.
     """
-    pieces, piece = [], []
+    pieces: list[str] = []
+    piece: list[str] = []
     for ch in rest + "\ufffc":
         if ch == "\ufffc" or ch.isspace() or unicodedata.category(ch).startswith("P"):
             if piece:

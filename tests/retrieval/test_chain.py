@@ -17,6 +17,7 @@ pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and Postgre
 FAMILY = {
     "documents/a.md": "主题：张三\n丈夫：李四\n年龄：三十岁\n出生：1990年\n主题：李四\n父亲：李老汉\n年龄：三十二岁\n"
     "主题：王芳\n丈夫：赵六\n"  # 赵六 is no subject of the corpus
+    "主题：中国\n首都：北京\n医院：协和医院\n主题：人力资源机构\n国别：中国\n医保定点：是\n主题：是\n拼音：shì\n"
     "主题：王五\n出生日期：1980年\n主题：红楼梦\n首映：1987年\n作者：曹雪芹\n",
 }
 
@@ -57,6 +58,8 @@ def test_a_noun_alias_after_de_is_a_chain_even_when_the_value_is_no_subject(fami
         ("李四的父亲是谁", "李老汉"),
         ("红楼梦的首映是什么时候", "1987年"),  # 1987年 is no subject: 什么时候 asks the 首映
         ("红楼梦的作者是谁", "曹雪芹"),
+        ("人力资源机构是哪个国家的机构？", "中国"),  # 机构 restates the subject's own kind
+        ("人力资源机构是医保定点医院吗", "是"),  # the value 是 names no subject
     ],
 )
 def test_one_field_followed_by_question_words_is_still_answered(family: Path, question: str, answer: str) -> None:

@@ -20,7 +20,10 @@ and a ``的`` may stand between), there stands
 * an alias phrase (the general table or the owner's) meaning other fields than the first
   (``X丈夫多少岁``; ``X的年龄多少岁`` asks the 年龄 itself);
 * after a ``的``, a word that is no question phrasing (a particle, an ordinary phrase,
-  punctuation), even one the corpus does not know (``X丈夫的老师是谁``).
+  punctuation), even one the corpus does not know (``X丈夫的老师是谁``), unless the word
+  is part of the subject's name (``…人力资源机构是哪个国家的机构``: its own kind restated).
+
+A value of one code point or a function word (是, 否) is never taken for a subject.
 
 Words for the value's own name (``X丈夫的名字``, ``是谁``: :data:`NAME_WORDS`) ask the first
 hop itself. A field found by the embedding step names no span, so it is not checked.
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 from rag_lab.data.aliases import Alias
 from rag_lab.data.names import squash
 from rag_lab.retrieval.fields import FieldMatch, Method, _forms, _is_a, base
-from rag_lab.retrieval.ordinary import BOUNDARY_CHARS, LEAD_INS, ORDINARY_PHRASES
+from rag_lab.retrieval.ordinary import BOUNDARY_CHARS, FUNCTION_WORDS, LEAD_INS, ORDINARY_PHRASES
 from rag_lab.retrieval.sources import EvidenceSource
 
 #: Words after a field that ask for the value's own name, not for another field of it.
@@ -95,6 +98,7 @@ def find_chain(
     def value_is_subject() -> bool:
         if not cache:
             values = sorted({str(u["value"]).strip() for u in source.units_for_key(subject, first)})
+            values = [v for v in values if len(v) > 1 and v not in FUNCTION_WORDS]  # 是 / 否 name nothing
             found = source.name_kinds(values)
             cache.append(any("subject" in found.get(v, set()) for v in values))
         return cache[0]
@@ -121,8 +125,10 @@ def find_chain(
                 return Chain(subject, first, alias.phrase, at)
         if "的" in question[end:at] and not _question_words_at(question, at) and value_is_subject():
             # 张三丈夫的老师是谁: after 的 a word the corpus does not know, about a value that is a subject
-            word = question[at:]
-            return Chain(subject, first, word[: next((i for i in range(len(word)) if _question_words_at(word, i)), len(word))], at)
+            rest = question[at:]
+            word = rest[: next((i for i in range(len(rest)) if _question_words_at(rest, i)), len(rest))]
+            if word not in subject:  # 哪个国家的机构 for …人力资源机构: the subject's own kind, restated
+                return Chain(subject, first, word, at)
     return None
 
 

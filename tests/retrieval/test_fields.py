@@ -485,3 +485,30 @@ def test_a_named_field_the_subject_lacks_is_compared_by_its_own_vector() -> None
         asked_at=[(2, 4)], relate=lambda n, ns: [0.9 for _ in ns],
     )
     assert close.match is None and [s["compared"] for s in close.steps if "compared" in s] == ["named_field", "question"]
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "whole"),
+    [
+        ("香港的人口是多少", 0, 2, True),
+        ("香港网络广播电台主要播什么", 0, 2, False),  # a short name running on into a longer one
+        ("请问国际乒乓球联合会的会长", 4, 7, False),  # begins inside a longer name
+        ("请问乒乓球起源于哪里", 2, 5, True),  # a longer name need not end a word
+        ("你知道王皓有多高", 3, 5, True),
+    ],
+)
+def test_the_embedding_step_needs_a_subject_named_as_a_word_of_its_own(
+    question: str, start: int, end: int, whole: bool
+) -> None:
+    from rag_lab.retrieval.ordinary import is_whole_word
+
+    assert is_whole_word(question, start, end, set()) is whole
+
+
+def test_a_subject_inside_a_longer_name_gets_no_embedding_guess(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "c", {"documents/a.md": "主题：香港\n人口：七百万\n面积：一千平方公里\n"})
+    build_index(root, vectors=neural.available())
+    with Index(default_index_path(root)) as index:
+        parsed = parse_text_question("香港网络广播电台有多少听众", index)
+    steps = [s for f in parsed.field_steps for s in f.get("steps", [])]  # type: ignore[union-attr]
+    assert parsed.slots == [] and {"method": "embedding", "skipped": "the subject's name is not a word of its own here"} in steps

@@ -37,6 +37,7 @@ from rag_lab.retrieval.ordinary import (
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
+    is_whole_word,
     numbered_after,
     ordinary_spans,
     possessor_end,
@@ -562,8 +563,12 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         own = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
         named = [m.name for m in parsed.matches if m.name != subject and m.name not in own]
         asked_at = [(m.start, m.end) for m in parsed.matches if m.name in parsed.fields and m.name not in own]
+        known = {p for m in parsed.matches if m.name != subject for p in (m.start, m.end)}
+        whole = any(is_whole_word(question, m.start, m.end, known) for m in parsed.matches if m.name == subject)
+        guess, guess_note = (scorer, note) if whole else (None, "the subject's name is not a word of its own here")
         decision = field_matching.match_field(
-            "".join(rest), own, aliases, scorer, scorer_note=note, named=named, asked_at=asked_at, relate=relate
+            "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
+            relate=relate if whole else None,
         )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})

@@ -66,15 +66,18 @@ def test_alias_and_a_single_field_is_answered_not_a_choice_of_one() -> None:
     assert d.match is not None and d.match.field == "价格"
 
 
-def test_alias_for_a_field_the_subject_lacks_stops_before_a_guess() -> None:
+def test_alias_for_a_field_the_subject_lacks_stops_every_step_but_the_embedding_with_its_decoys() -> None:
     calls: list[str] = []
 
     def scorer(text: str, names: Sequence[str]) -> list[float]:
-        calls.append(text)
-        return [0.9 if n == "体重" else 0.1 for n in names]
+        calls.append(text)  # a model reads 有多高 as 身高 (a decoy: the subject lacks it)
+        return [0.95 if n == "身高" else 0.9 if n == "体重" else 0.1 for n in names]
 
     d = match_field("\ufffc有多高", ["体重", "血型"], GENERAL, scorer)
-    assert d.match is None and not d.candidates and "身高" in d.absent and calls == []
+    assert d.match is None and not d.candidates and "身高" in d.absent and calls == ["有多高"]
+    assert not any(s.get("method") == "retry" for s in d.steps)
+    d = match_field("\ufffc有多高", ["体重", "血型"], GENERAL, None, scorer_note="no model")
+    assert d.match is None and d.steps[-1] == {"method": "embedding", "skipped": "no model"}
 
 
 def test_partial_inside_an_alias_phrase_for_another_field_does_not_decide() -> None:
@@ -123,8 +126,10 @@ def test_a_named_field_the_subject_lacks_is_retried_on_the_whole_question_withou
     assert d.match is not None and (d.match.field, d.match.method) == ("所属乡镇", Method.PARTIAL)
     assert any(s.get("method") == "retry" for s in d.steps)
     # a specific field the subject lacks (longer than WEAK_NAME) is what is asked: no retry
+    # (only the embedding step, here without a model, may still look)
     d = match_field("\ufffc这款产品的额定功率是什么？", ["产品型号", "价格"], GENERAL, asked_at=[(8, 12)])
-    assert d.match is None and not d.candidates and d.steps[-1]["method"] == "retry", d.steps
+    assert d.match is None and not d.candidates and [s["method"] for s in d.steps[-2:]] == ["retry", "embedding"]
+    assert d.steps[-2]["skipped"] == "the question names a field the subject lacks", d.steps
     # 个人 in 这个人 crosses the ordinary word 这个: never 个人主页 for a question about 额定功率
     d = match_field("这个人的\ufffc额定功率", ["个人主页"], GENERAL, asked_at=[(5, 9)])
     assert d.match is None and not d.candidates
@@ -263,6 +268,36 @@ def test_a_question_about_an_absent_subject_is_never_answered(
     assert result["status"] not in ("answered", "partial"), (template, absent, result["message"])
 
 
+OTHER_WORDS = ("多少岁", "有多高", "的邮编是什么", "是谁写的", "多少钱", "在哪里", "的职务是什么", "哪年出生的")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    subjects=st.lists(st.text(KNOWN, min_size=1, max_size=3), min_size=1, max_size=4, unique=True),
+    absent=st.text(ABSENT, min_size=1, max_size=3),
+    fields=st.lists(st.sampled_from(("年龄", "身高", "邮政区码", "作者", "价格", "地址", "现任", "出生日期")), min_size=1, max_size=3, unique=True),
+    asked=st.sampled_from(OTHER_WORDS),
+    opening=st.sampled_from(["", "请问", "你知道", "谁知道"]),
+    ending=st.sampled_from(["", "？", "吗？", "呢"]),
+)
+def test_a_question_in_other_words_about_an_absent_subject_is_never_answered(
+    tmp_path_factory: pytest.TempPathFactory,
+    subjects: list[str],
+    absent: str,
+    fields: list[str],
+    asked: str,
+    opening: str,
+    ending: str,
+) -> None:
+    """Every field-matching step (aliases, partial, the embedding step when installed) runs on a linked subject only."""
+    root = tmp_path_factory.mktemp("absent_words")
+    body = "".join(f"主题：{s}\n{f}：{s}的{f}\n" for s in subjects for f in fields)
+    write_files(root, {"documents/a.md": body})
+    build_index(root, vectors=neural.available())
+    result = query_once(f"{opening}{absent}{asked}{ending}", root)
+    assert result["status"] not in ("answered", "partial"), (absent, asked, result["message"])
+
+
 POSSESSOR = {
     "documents/a.md": "主题：日本\n国家代码：JPN\n最佳成绩：无\n主题：梅江\n流域面积：一万平方公里\n"
     "主题：马云\n国籍：中国\n主题：圣\n部首：土\n主题：sts-8\n发射地点：肯尼迪航天中心\n"
@@ -383,3 +418,97 @@ def test_without_vectors_the_trace_says_the_embedding_step_was_skipped(
     last = parse["field_steps"][0]["steps"][-1]
     assert last["method"] == "embedding" and "built without vectors" in last["skipped"]
     assert result["status"] != "answered"
+
+
+# -- the embedding step: what is compared, and the margins ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rest", "words"),
+    [
+        ("你知道\ufffc多少岁吗？", "多少岁"),
+        ("请问\ufffc的发源地在哪？", "的发源地在哪"),
+        ("我想知道\ufffc 什么时候开展呢", "什么时候开展"),
+        ("\ufffc，谁知道它是谁设计的啊？", "它是谁设计的"),
+        ("？？", "？？"),  # nothing left: the text itself
+    ],
+)
+def test_the_embedding_step_compares_the_question_without_subject_openings_and_particles(rest: str, words: str) -> None:
+    from rag_lab.retrieval.fields import content_words
+
+    assert content_words(rest) == words
+
+
+def test_embedding_scores_the_content_words_not_the_openings() -> None:
+    seen: list[str] = []
+
+    def scorer(text: str, names: Sequence[str]) -> list[float]:
+        seen.append(text)
+        return [0.9 if n == "摄影" else 0.5 for n in names]
+
+    d = match_field("请问\ufffc是谁拍的照呢？", ["摄影", "剪辑"], (), scorer)
+    assert seen == ["是谁拍的照"] and d.match is not None and d.match.asked == "是谁拍的照"
+    step = d.steps[-1]
+    assert (step["method"], step["compared"], step["asked"]) == ("embedding", "question", "是谁拍的照")
+
+
+def test_embedding_margin_is_over_the_next_own_field_and_no_decoy_may_be_nearer() -> None:
+    near = {"摄影": 0.90, "剪辑": 0.90 - EMBED_MARGIN, "年龄": 0.89}  # a decoy close behind does not veto
+    d = match_field("\ufffc谁拍的照", ["摄影", "剪辑"], (), _scripted(near))  # type: ignore[arg-type]
+    assert d.match is not None and d.match.field == "摄影" and d.match.runner_up == ("剪辑", 0.90 - EMBED_MARGIN)
+    ahead = {"摄影": 0.90, "剪辑": 0.80, "年龄": 0.901}  # a field the subject lacks is nearer: no answer
+    assert match_field("\ufffc谁拍的照", ["摄影", "剪辑"], (), _scripted(ahead)).match is None  # type: ignore[arg-type]
+    single = {"摄影": 0.90, "年龄": 0.88}  # one field: the runner-up is the nearest decoy
+    d = match_field("\ufffc谁拍的照", ["摄影"], (), _scripted(single))  # type: ignore[arg-type]
+    assert d.match is not None and d.match.runner_up == ("年龄", 0.88)
+    one_char = {"摄影": 0.90, "高": 0.99}  # one-code-point decoys are not compared
+    assert match_field("\ufffc谁拍的照", ["摄影"], (), _scripted(one_char)).match is not None  # type: ignore[arg-type]
+
+
+def test_a_named_field_the_subject_lacks_is_compared_by_its_own_vector() -> None:
+    asked: list[str] = []
+
+    def relate(name: str, names: Sequence[str]) -> list[float]:
+        asked.append(name)
+        return [{"邮政区码": 0.95, "人口": 0.80}.get(n, 0.5) for n in names]
+
+    def scorer(text: str, names: Sequence[str]) -> list[float]:
+        raise AssertionError("the question is not embedded when the named field decides")
+
+    d = match_field("\ufffc的邮编是什么呀", ["邮政区码", "人口"], (), scorer, asked_at=[(2, 4)], relate=relate)
+    assert asked == ["邮编"] and d.match is not None
+    assert (d.match.field, d.match.method, d.match.asked) == ("邮政区码", Method.EMBEDDING, "邮编")
+    assert d.steps[-1]["compared"] == "named_field"
+    # too close to the next field: the question's words are compared next, and decide nothing here
+    close = match_field(
+        "\ufffc的邮编是什么呀", ["邮政区码", "人口"], (), _scripted({}),  # type: ignore[arg-type]
+        asked_at=[(2, 4)], relate=lambda n, ns: [0.9 for _ in ns],
+    )
+    assert close.match is None and [s["compared"] for s in close.steps if "compared" in s] == ["named_field", "question"]
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "whole"),
+    [
+        ("香港的人口是多少", 0, 2, True),
+        ("香港网络广播电台主要播什么", 0, 2, False),  # a short name running on into a longer one
+        ("请问国际乒乓球联合会的会长", 4, 7, False),  # begins inside a longer name
+        ("请问乒乓球起源于哪里", 2, 5, True),  # a longer name need not end a word
+        ("你知道王皓有多高", 3, 5, True),
+    ],
+)
+def test_the_embedding_step_needs_a_subject_named_as_a_word_of_its_own(
+    question: str, start: int, end: int, whole: bool
+) -> None:
+    from rag_lab.retrieval.ordinary import is_whole_word
+
+    assert is_whole_word(question, start, end, set()) is whole
+
+
+def test_a_subject_inside_a_longer_name_gets_no_embedding_guess(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "c", {"documents/a.md": "主题：香港\n人口：七百万\n面积：一千平方公里\n"})
+    build_index(root, vectors=neural.available())
+    with Index(default_index_path(root)) as index:
+        parsed = parse_text_question("香港网络广播电台有多少听众", index)
+    steps = [s for f in parsed.field_steps for s in f.get("steps", [])]  # type: ignore[union-attr]
+    assert parsed.slots == [] and {"method": "embedding", "skipped": "the subject's name is not a word of its own here"} in steps

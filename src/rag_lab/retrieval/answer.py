@@ -486,6 +486,15 @@ def _unparsed(question: str, parsed: ParsedQuestion, source: EvidenceSource, tra
         message = f"The question could mean any of {'、'.join(options)}{more}; name one."
         if rest:
             clarification["more_options"] = rest
+    elif parsed.chain is not None:  # X丈夫的父亲: never X's 丈夫
+        status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
+        chain = parsed.chain
+        message = (
+            f"The question asks about the value of {chain.subject}'s {chain.field} (the words at code point "
+            f"{chain.at} name another field of it); rag_lab answers one field of a subject the question names, "
+            f"so it does not give {chain.subject}'s {chain.field} instead. Ask for {chain.subject}的{chain.field}, "
+            "then ask about that value by name."
+        )
     elif parsed.unknown_subject is not None:  # X的郑码 with X not a subject: never another subject's 郑码
         status, reason = Status.REFUSED, Reason.NO_SUPPORTING_EVIDENCE
         start, end = parsed.unknown_span() or [0, 0]

@@ -38,4 +38,22 @@ def scorer_for(source: EvidenceSource) -> tuple[Scorer | None, str]:
     return score, ""
 
 
-__all__ = ["scorer_for"]
+def relater_for(source: EvidenceSource) -> Scorer | None:
+    """``(field name, names) → cosine per name`` between stored name vectors, or None without them.
+
+    Both sides were embedded as passages at build time, so this costs no model call; a
+    name without a stored vector scores -1.
+    """
+    if source.field_vector_model() != neural.MODEL_NAME:
+        return None
+
+    def relate(name: str, names: Sequence[str]) -> list[float]:
+        vectors = source.field_vectors([name, *names])
+        if name not in vectors:
+            return [-1.0] * len(names)
+        return [float(vectors[n] @ vectors[name]) if n in vectors else -1.0 for n in names]
+
+    return relate
+
+
+__all__ = ["relater_for", "scorer_for"]

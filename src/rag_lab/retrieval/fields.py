@@ -33,22 +33,30 @@ look only where that field is named (``投资`` → 总投资); finding nothing 
 retried on the whole question (that "field" is often an ordinary word: 属于, 类型, 主要),
 with no partial piece crossing an ordinary phrase (``个人`` in ``这个人``) or lying inside
 the named field. A last retry reads the question without ``的`` (``由谁作的曲`` → 作曲).
-5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): the
-   question's remaining words are scored against the subject's field names and against
-   the general table's field names the subject does not have (so a question about
-   another attribute does not land on the nearest field); the best is accepted when it
-   is one of the subject's fields and leads the runner-up by ≥ ``EMBED_MARGIN`` cosine.
+5. ``embedding`` (only with the ``[neural]`` extra and an index built with it): when the
+   question names a field of the corpus the subject lacks, that name's stored vector is
+   compared with the subject's field names first (``relate``; no model call); then the
+   question's content words (:func:`content_words`: without the subject, openings,
+   punctuation and final particles) are embedded and compared. Decoys compete too: the
+   general table's field names the subject does not have (one-code-point names excepted,
+   and names listed on an alias line beside one of the subject's fields, which are other
+   names of it). The nearest of the subject's fields is accepted when it leads the
+   subject's next field by ≥ ``EMBED_MARGIN`` cosine and no decoy is nearer (so a question
+   about another attribute does not land on the nearest field). This step also runs when
+   the question names a field the subject lacks, or alias phrases mean only such fields:
+   those are then among the decoys or nearer than any own field.
 
 A step that finds several fields and cannot separate them by its margin ends the search
 with those fields as ``candidates`` (the question needs clarification); a step that
 finds nothing passes on. A subject with one field is answered when that field matches
-by a step (its runner-up score is 0, or the best decoy for ``embedding``).
+by a step (its runner-up score is 0, or the nearest decoy for ``embedding``).
 Scores rank candidates; they are never a probability of being right.
 """
 
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,12 +64,12 @@ from typing import Any
 
 from rag_lab.data.aliases import Alias, general_aliases
 from rag_lab.data.names import fold, squash
-from rag_lab.retrieval.ordinary import is_ordinary, ordinary_spans
+from rag_lab.retrieval.ordinary import is_ordinary, ordinary_spans, strip_lead_ins
 
 PARTIAL_MIN_CHARS = 2
 PARTIAL_MIN = 0.5
 PARTIAL_MARGIN = 0.25
-EMBED_MARGIN = 0.03
+EMBED_MARGIN = 0.05
 CANDIDATE_LIMIT = 20
 
 
@@ -340,6 +348,7 @@ def match_field(
     scorer_note: str = "",
     named: Sequence[str] = (),
     asked_at: Spans = (),
+    relate: Scorer | None = None,
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
@@ -350,8 +359,9 @@ def match_field(
     verbatim (fields of other subjects); a field of this subject lying strictly inside
     one of them is not named (``时间`` inside ``发布时间`` does not ask 时间). ``asked_at``:
     where ``rest`` names a field of the corpus the subject does not have; then only a
-    field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页), and no
-    embedding guess is made.
+    field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页).
+    ``relate``: ``(field name, names) → cosine per name`` between stored name vectors (the
+    embedding step's first comparison when ``asked_at`` names a field the subject lacks).
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -454,49 +464,103 @@ def match_field(
             return True
         return False
 
-    if by_parts(focus, ()):
+    def decided() -> bool:
+        return decision.match is not None or bool(decision.candidates)
+
+    if by_parts(focus, ()) and decided():
         return decision
     strong = [b - a for a, b in asked_at if b - a > WEAK_NAME]
-    if strong:
+    if decision.absent:
+        pass  # the alias phrases mean fields the subject lacks: no retry; only the embedding step, with its decoys
+    elif strong:
         # 这款产品的额定功率: a specific field the subject lacks is what is asked; no retry
+        # (only the embedding step may still find it in other words: 邮编 for 邮政区码)
         steps.append({"method": "retry", "skipped": "the question names a field the subject lacks"})
-        return decision
-    if focus is not None:
-        # the field named is one the subject lacks, and nothing was found at it: a name of
-        # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
-        # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
-        steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
-        if by_parts(None, ordinary_spans(text)):
-            return decision
-    if "的" in text and not decision.absent:
-        # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
-        joined = text.replace("的", "")
-        steps.append({"method": "retry", "why": "nothing found; the question without 的"})
-        if by_parts(None, ordinary_spans(joined), joined, _shadow_spans(joined, [squash(n) for n in named])):
-            return decision
+    else:
+        if focus is not None:
+            # the field named is one the subject lacks, and nothing was found at it: a name of
+            # at most WEAK_NAME code points may be an ordinary word (属于, 类型, 主要); look at the
+            # whole question, no piece crossing an ordinary phrase (个人 in 这个人) nor inside it
+            steps.append({"method": "retry", "why": "nothing found at the named field; the whole question"})
+            if by_parts(None, ordinary_spans(text)) and decided():
+                return decision
+        if "的" in text and not decision.absent:
+            # 由谁作的曲 / 给谁配的音: a field name split by 的 (作曲, 配音)
+            joined = text.replace("的", "")
+            steps.append({"method": "retry", "why": "nothing found; the question without 的"})
+            shadows_joined = _shadow_spans(joined, [squash(n) for n in named])
+            if by_parts(None, ordinary_spans(joined), joined, shadows_joined) and decided():
+                return decision
 
-    if scorer is None or focus is not None:
-        why = "the question names a field the subject does not have" if focus is not None else scorer_note
-        steps.append({"method": str(Method.EMBEDDING), "skipped": why or "no model"})
+    if scorer is None:
+        steps.append({"method": str(Method.EMBEDDING), "skipped": scorer_note or "no model"})
         return decision
-    decoys = [d for d in decoy_fields() if squash(d) not in by_form]
-    everything = names + decoys
     if not names or not text:
         steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
         return decision
-    ranked = sorted(zip(everything, scorer(rest, everything), strict=True), key=lambda t: (-t[1], t[0]))
-    steps.append(
+    # a decoy is another attribute; a field the table lists beside one the subject has
+    # (定价 beside 价格 for 多少钱) is another name of it, not a rival
+    synonyms = {squash(f) for a in aliases for f in a.fields if any(squash(t) in by_form for t in a.fields)}
+    decoys = [d for d in decoy_fields() if squash(d) not in by_form and squash(d) not in synonyms and len(squash(d)) > 1]
+    if relate is not None and raw_focus:
+        # the question names a field of the corpus the subject lacks (邮编 for 邮政区码): that
+        # name's stored vector against the subject's field names, no question embedding
+        a, b = max(raw_focus, key=lambda w: (w[1] - w[0], -w[0]))
+        asked = rest[a:b]
+        rivals = [d for d in decoys if squash(d) != squash(asked)]
+        if _embedding_step(decision, asked, names, rivals, relate, "named_field"):
+            return decision
+    words = content_words(rest)
+    _embedding_step(decision, words, names, decoys, scorer, "question")
+    return decision
+
+
+def content_words(rest: str) -> str:
+    """What the embedding step compares: ``rest`` without the subject, openings, punctuation and final particles.
+
+    U+FFFC (the subject's place), white space and punctuation split the text; each piece loses its
+    openings (``请问``, ``你知道``: :data:`rag_lab.retrieval.ordinary.LEAD_INS`) and the
+    sentence-final particles (吗, 呢, 啊, 呀, 吧, 哦, 啦) go; question words such as 什么时候 stay,
+    since they say what kind of field is asked. Empty → ``rest`` itself.
+    """
+    pieces: list[str] = []
+    piece: list[str] = []
+    for ch in rest + "\ufffc":
+        if ch == "\ufffc" or ch.isspace() or unicodedata.category(ch).startswith("P"):
+            if piece:
+                pieces.append(strip_lead_ins("".join(piece)))
+            piece = []
+        else:
+            piece.append(ch)
+    text = " ".join(p for p in pieces if p).rstrip("吗呢啊呀吧哦啦 ")
+    return text or rest.strip()
+
+
+def _embedding_step(
+    decision: FieldDecision, asked: str, names: Sequence[str], decoys: Sequence[str], score: Scorer, compared: str
+) -> bool:
+    """Accept the subject's field nearest to ``asked`` when it leads its next field by ``EMBED_MARGIN`` and no decoy is nearer."""
+    everything = [*names, *decoys]
+    ranked = sorted(zip(everything, score(asked, everything), strict=True), key=lambda t: (-t[1], t[0]))
+    own = [t for t in ranked if t[0] in names]
+    rival = next((t for t in ranked if t[0] not in names), None)
+    decision.steps.append(
         {
             "method": str(Method.EMBEDDING),
-            "scores": [[n, round(s, 4), "field" if n in by_form.values() else "decoy"] for n, s in ranked[:5]],
+            "compared": compared,
+            "asked": asked,
+            "scores": [[n, round(v, 4), "field" if n in names else "decoy"] for n, v in ranked[:5]],
         }
     )
-    if not ranked:
-        return decision
-    (best_name, best_score), runner = ranked[0], (ranked[1] if len(ranked) > 1 else ("", 0.0))
-    if best_name in names and best_score - runner[1] >= EMBED_MARGIN:
-        decision.match = FieldMatch(rest.strip(), best_name, Method.EMBEDDING, best_score, runner)
-    return decision
+    if not own:
+        return False
+    (best, top), runner = own[0], (own[1] if len(own) > 1 else None)
+    lead = top - (runner[1] if runner else 0.0)
+    if lead >= EMBED_MARGIN and (rival is None or top > rival[1]):
+        second = runner if runner is not None else rival
+        decision.match = FieldMatch(asked, best, Method.EMBEDDING, top, second)
+        return True
+    return False
 
 
 def _raw_spans(rest: str, form: str) -> list[tuple[int, int]]:

@@ -129,6 +129,19 @@ def stands_apart(question: str, start: int, end: int, known: set[int]) -> bool:
     return _boundary_at(question, start, before=True, known=known)
 
 
+def is_whole_word(question: str, start: int, end: int, known: set[int]) -> bool:
+    """Whether a name at ``[start, end)`` begins a word here and, when at most ``SHORT_NAME``
+    code points long, also ends one (``香港`` in ``香港网络广播电台…`` does not).
+
+    The embedding step of field matching, which compares meanings rather than names, is
+    used only for a subject named so: a guess about the field of a subject that may be part
+    of a longer, unknown name would be a guess about the subject too.
+    """
+    if not _boundary_at(question, start, before=True, known=known):
+        return False
+    return end - start > SHORT_NAME or _boundary_at(question, end, before=False, known=known)
+
+
 #: Words that may follow a name without being part of it: titles (``马云先生的国籍``) and
 #: the kind of thing named (``圣字的部首``, ``定语一词的词性``).
 TITLES: tuple[str, ...] = (
@@ -188,4 +201,4 @@ def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     return strip_lead_ins(question[left:end])
 
 
-__all__ = ["TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]
+__all__ = ["is_whole_word", "TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

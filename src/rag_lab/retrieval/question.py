@@ -32,10 +32,12 @@ from rag_lab.data.names import folded_positions, squash
 from rag_lab.errors import QuestionError
 from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval import fields as field_matching
+from rag_lab.retrieval.chain import Chain, find_chain
 from rag_lab.retrieval.ordinary import (
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
+    is_whole_word,
     numbered_after,
     ordinary_spans,
     possessor_end,
@@ -96,6 +98,7 @@ class ParsedQuestion:
     field_matches: dict[tuple[str, str], field_matching.FieldMatch] = field(default_factory=dict)
     field_steps: list[dict[str, object]] = field(default_factory=list)
     unknown_subject: str | None = None  # the name standing where a subject belongs, not in the corpus
+    chain: Chain | None = None  # a field of a field's value (X丈夫的父亲): never answered as the first hop
     question: str = ""
 
     def as_dict(self) -> dict[str, object]:
@@ -112,6 +115,8 @@ class ParsedQuestion:
             # where the unknown name stands, not its text: a subject hidden from the caller
             # and a made-up one of the same length leave the same trace
             "unknown_subject": self.unknown_span(),
+            # only when set, so traces of other questions keep their shape (golden files)
+            **({} if self.chain is None else {"chain": self.chain.as_dict()}),
         }
 
     def unknown_span(self) -> list[int] | None:
@@ -448,8 +453,27 @@ def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def resolve_field(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> ParsedQuestion:
-    """:func:`_resolve`, then a short subject must stand apart (:func:`_short_subject_apart`)."""
-    return _short_subject_apart(question, _resolve(question, parsed, source))
+    """:func:`_resolve`, then a short subject must stand apart (:func:`_short_subject_apart`),
+    and a field followed by another field is a chain (:func:`_chained`)."""
+    return _chained(question, _short_subject_apart(question, _resolve(question, parsed, source)), source)
+
+
+def _chained(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> ParsedQuestion:
+    """``X丈夫的父亲``: the one slot's field is followed by a second one (rag_lab/retrieval/chain.py)."""
+    if len(parsed.slots) != 1:
+        return parsed
+    slot = parsed.slots[0]
+    match = parsed.field_matches.get(slot)
+    if match is None:
+        return parsed
+    ends = [m.end for m in parsed.matches if m.name == slot[1] and "field" in m.kinds]
+    spans = [(m.start, m.end, m.name) for m in find_matches(question, source) if "field" in m.kinds]
+    aliases = [*source.user_aliases(), *field_matching.general_aliases()]
+    chain = find_chain(question, slot, match, ends, spans, aliases, source)
+    if chain is not None:
+        parsed.field_steps.append({"chain": chain.as_dict()})
+        parsed.slots, parsed.chain, parsed.field_matches = [], chain, {}
+    return parsed
 
 
 def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestion:
@@ -525,9 +549,10 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         return parsed
     if not (parsed.slots or parsed.problem == "subject_without_field") or len(parsed.subjects) > _MAX_LINKED:
         return parsed
-    from rag_lab.retrieval.embedding import scorer_for
+    from rag_lab.retrieval.embedding import relater_for, scorer_for
 
     scorer, note = scorer_for(source)
+    relate = relater_for(source) if scorer is not None else None
     aliases = [*source.user_aliases(), *field_matching.general_aliases()]
     decided: list[tuple[str, field_matching.FieldDecision]] = []
     for subject in parsed.subjects:
@@ -538,8 +563,12 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         own = [f for f in source.fields_of(subject) if f not in source.reserved_fields]
         named = [m.name for m in parsed.matches if m.name != subject and m.name not in own]
         asked_at = [(m.start, m.end) for m in parsed.matches if m.name in parsed.fields and m.name not in own]
+        known = {p for m in parsed.matches if m.name != subject for p in (m.start, m.end)}
+        whole = any(is_whole_word(question, m.start, m.end, known) for m in parsed.matches if m.name == subject)
+        guess, guess_note = (scorer, note) if whole else (None, "the subject's name is not a word of its own here")
         decision = field_matching.match_field(
-            "".join(rest), own, aliases, scorer, scorer_note=note, named=named, asked_at=asked_at
+            "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
+            relate=relate if whole else None,
         )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})

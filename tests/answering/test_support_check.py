@@ -221,3 +221,78 @@ def test_aligned_span_inversion_asides_and_colons(question: str, text: str, span
 
     [(start, end, value)] = aligned_span(question, text)
     assert value == span and text[start:end] == span
+
+
+def test_numbers_with_latin_units_and_the_asked_measure() -> None:
+    from rag_lab.answering.answer_types import measure
+
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "速度为4.7 GHz，面积1750.33km²")] == [
+        "4.7 GHz", "1750.33km²",
+    ]  # fmt: skip
+    assert measure("峡谷有多长？") == "length" and measure("工程用了多长时间？") == "duration"
+    assert measure("有多少个座位？") is None
+    # 多长 asks for a length: 19世纪 and 30年 are not one
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "从19世纪起历时30年，全长702米", "length")] == ["702米"]
+    assert support_check("峡谷有多长？", sentence("从19世纪到1960年代峡谷上始终有木筏运输。", title="峡谷")).problem == (
+        "answer_type"
+    )
+
+
+def test_a_dynasty_answers_which_dynasty() -> None:
+    assert answer_type("楚昭辅是哪一朝代的人？")[0] == AnswerType.DATE
+    assert support_check("楚昭辅是哪一朝代的人？", sentence("楚昭辅，北宋初年人，官至枢密使。", title="楚昭辅")).ok
+    # 宋 of 宋州 is a place, and a year is not a dynasty
+    assert not support_check("楚昭辅是哪一朝代的人？", sentence("楚昭辅是宋州人，961年任官。", title="楚昭辅")).ok
+
+
+def test_a_defined_term_is_a_word_of_its_own() -> None:
+    unit = sentence("其衍生物二甲基乙酰胺（DMA）是一种溶剂。", title="乙酰胺")
+    assert support_check("什么是乙酰胺？", unit).problem == "answer_type"
+    assert support_check("什么是乙酰胺？", sentence("乙酰胺是由乙酸衍生出的酰胺。", title="乙酰胺")).ok
+
+
+def test_a_name_repeating_the_question_is_no_answer() -> None:
+    # 首位代理 stands before the title word 馆长, but it repeats 首位 of the question
+    unit = sentence("他是国家图书馆首位副馆长，同时是首位代理馆长。", title="宋建成")
+    assert support_check("国家图书馆首位副馆长是谁？", unit).problem == "answer_type"
+    assert support_check("国家图书馆首位馆长是谁？", sentence("国家图书馆首位馆长是蒋复璁先生。")).ok
+
+
+def test_a_question_of_only_its_subject_and_a_kind_word_needs_the_kind_word() -> None:
+    title = "王爱爱"
+    said = support_check("王爱爱有什么美誉？", sentence("王爱爱祖母为晋剧名旦筱桂花。", title=title))
+    assert said.problem == "terms" and said.missing == ("美誉",)
+    assert support_check("王爱爱有什么美誉？", sentence("王爱爱有晋剧皇后之美誉。", title=title)).ok
+
+
+def test_a_typed_value_counts_only_near_what_the_question_asks() -> None:
+    # the place stands in a clause two away from 出生 and says nothing about it
+    text = "卡洛出生时取名夏尔，是两西西里王子，2008年起为公爵，也是波旁王室族长。"
+    assert support_check("夏尔在哪里出生的？", sentence(text, title="卡洛")).problem == "answer_type"
+    assert support_check("夏尔在哪里出生的？", sentence("夏尔出生于法国瓦尔省。", title="卡洛")).ok
+
+
+def test_the_value_at_the_questions_gap_ranks_first_and_one_source_never_conflicts() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    def unit(n: int, text: str) -> dict:
+        return {
+            **sentence(text, title="POWER6"), "evidence_id": f"e{n}", "sha256": "s", "source": "a.md",
+            "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000],
+        }  # fmt: skip
+
+    far = unit(1, "POWER6处理器的速度几乎是其他处理器的3倍。")  # ranked first
+    near = unit(2, "POWER6处理器的速度为4.7 GHz。")
+    question = "POWER6处理器速度是多少？"
+    assert support_check(question, near).at_gap and not support_check(question, far).at_gap
+    decision = decide_prose(question, [far, near], [], date(2024, 1, 1))
+    assert decision is not None and decision.answer == near["text"]  # not conflicting: one source
+
+
+def test_values_that_hold_each_other_agree() -> None:
+    from rag_lab.answering.prose import _agree
+
+    assert _agree(frozenset({"2007年"}), frozenset({"2007年5月21日"}))
+    assert not _agree(frozenset({"120个"}), frozenset({"150个"}))

@@ -49,7 +49,8 @@ class AnswerType(StrEnum):
 
 
 DATE_WORDS = (
-    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一年", "哪一天", "哪个月",
+    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一朝代",
+    "什么朝代", "哪朝", "哪一年", "哪一天", "哪个月",
     "哪年", "何年", "何时", "哪天", "几月", "几号", "几点",
 )  # fmt: skip
 NUMBER_WORDS = ("多少钱", "多少", "多大", "多长", "多高", "多远", "多重", "多久", "多深", "多宽", "几")
@@ -82,7 +83,32 @@ _UNITS_TEXT = (
 )
 UNITS = tuple(_UNITS_TEXT.split())
 _UNIT = "|".join(sorted((re.escape(u) for u in set(UNITS)), key=len, reverse=True))
-NUMBER_RE = re.compile(rf"{_NUM}(?:余|多)?(?:{_UNIT})")
+#: units written in Latin letters after a number (``4.7 GHz``, ``2.5 m``, ``30 km/h``)
+LATIN_UNITS = (
+    "km/h", "GHz", "MHz", "kHz", "Hz", "km²", "km2", "m²", "km", "cm", "mm", "nm", "kg", "mg", "ml", "mL",
+    "kW", "MW", "GW", "kV", "TB", "GB", "MB", "KB", "kb", "mph", "ft", "in", "m", "g", "t", "L", "W", "V",
+)  # fmt: skip
+_LATIN_UNIT = "|".join(sorted((re.escape(u) for u in LATIN_UNITS), key=len, reverse=True))
+NUMBER_RE = re.compile(rf"{_NUM}(?:余|多)?(?:{_UNIT})|\d+(?:\.\d+)?\s?(?:{_LATIN_UNIT})(?![A-Za-z])")
+#: what 多长/多高/多久… ask for: a value counts only with a unit of that measure (多长时间 is a
+#: duration, not a length); 多少/几/多大 take any unit
+MEASURES = {
+    "length": ("多长", "多远", "多高", "多深", "多宽"),
+    "duration": ("多久", "多长时间", "多少年", "多少天", "多少时间"),
+    "weight": ("多重",),
+    "money": ("多少钱",),
+}
+MEASURE_UNITS = {
+    "length": ("公里", "千米", "厘米", "毫米", "英里", "米", "里", "丈", "尺", "寸", "km", "cm", "mm", "nm", "m", "ft", "in"),
+    "duration": ("小时", "分钟", "个月", "周年", "世纪", "年", "月", "周", "天", "日", "秒", "分", "h"),
+    "weight": ("千克", "公斤", "吨", "克", "斤", "kg", "mg", "g", "t"),
+    "money": ("美元", "欧元", "日元", "英镑", "港元", "万元", "亿元", "元", "块"),
+}  # fmt: skip
+#: a Chinese dynasty or era (北宋, 东汉, 唐朝, 明代, 三国, 五代十国): what 哪个朝代 asks for; a bare
+#: dynasty character (宋 in 宋州) is not one
+DYNASTY_RE = re.compile(
+    r"[东西南北前后][汉晋宋齐梁陈魏周唐燕凉秦赵]|[夏商周秦汉晋隋唐宋辽金元明清][朝代]|三国|五代十国|春秋|战国"
+)
 DATE_RE = re.compile(
     r"(?:公元前?)?\d{1,4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?"
     r"|\d{1,2}月\d{1,2}[日号]"
@@ -141,7 +167,8 @@ def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[in
     “), such a cue within the next 60 characters of the sentence (``X（学名：…），别称…，是…``)."""
     cues = "|".join(map(re.escape, DEFINITION_CUES))
     norm = unicodedata.normalize("NFKC", text)
-    near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
+    # the term as a word of its own, not the end of a longer one (二甲基乙酰胺 is not 乙酰胺)
+    near = re.compile(r"(?<![\w\-])" + re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
     found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
     opening = re.compile(
         r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")"
@@ -166,14 +193,34 @@ def answer_type(question: str) -> tuple[AnswerType, str | None]:
     return AnswerType.NONE, None
 
 
-def typed_values(kind: AnswerType, text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, value)`` of every value of ``kind`` in ``text`` (code points, in order)."""
+def measure(question: str) -> str | None:
+    """The measure a number question asks for (``MEASURES``: length, duration, weight, money), or
+    None when any unit answers it; the longest question word wins (多长时间 over 多长)."""
+    q = unicodedata.normalize("NFKC", question)
+    words = sorted(((w, m) for m, ws in MEASURES.items() for w in ws if w in q), key=lambda i: -len(i[0]))
+    return words[0][1] if words else None
+
+
+def is_dynasty_question(word: str | None) -> bool:
+    """哪个朝代/哪一朝代/什么朝代/哪朝: the answer is a dynasty (``DYNASTY_RE``), not a date."""
+    return word is not None and "朝" in word
+
+
+def typed_values(kind: AnswerType, text: str, unit_of: str | None = None) -> list[tuple[int, int, str]]:
+    """``(start, end, value)`` of every value of ``kind`` in ``text`` (code points, in order);
+    ``unit_of``: a measure of ``MEASURES`` — numbers then count only with one of its units."""
     pattern = PATTERNS.get(kind)
     if pattern is None:
         return []
     found: list[tuple[int, int, str]] = []
     if kind == AnswerType.NUMBER:  # a calendar year (1912年) is a date, not a quantity
-        return [(m.start(), m.end(), m.group()) for m in pattern.finditer(text) if not YEAR_RE.fullmatch(m.group())]
+        units = MEASURE_UNITS.get(unit_of or "", ())
+        return [
+            (m.start(), m.end(), m.group())
+            for m in pattern.finditer(text)
+            if not YEAR_RE.fullmatch(m.group())
+            and (not units or m.group().rstrip().endswith(units))
+        ]
     if kind == AnswerType.PLACE:  # what follows 位于 first; other place names only outside it
         found = [(m.start(), m.end(), m.group()) for m in LOCATED_RE.finditer(text)]
     for m in pattern.finditer(text):

@@ -32,12 +32,15 @@ from typing import Any
 
 from rag_lab.answering.answer_types import (
     DESCRIPTION,
+    DYNASTY_RE,
     REASON_WORDS,
     TYPE_WORDS,
     AnswerType,
     answer_type,
     defined_term,
     defines,
+    is_dynasty_question,
+    measure,
     typed_values,
 )
 from rag_lab.records import Reason, Status, Unit
@@ -167,6 +170,7 @@ class Support:
     own: float
     values: tuple[tuple[int, int, str], ...]  # typed values in the unit's text (offsets into text)
     problem: str | None  # None, "no_terms", "terms", "answer_type"
+    at_gap: bool = False  # a value stands where the question's interrogative stands (ranks only)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -179,6 +183,7 @@ class Support:
             "own": round(self.own, 4),
             "values": [v for _, _, v in self.values],
             "problem": self.problem,
+            "at_gap": self.at_gap,
         }
 
 
@@ -204,7 +209,7 @@ def support_check(question: str, unit: Unit) -> Support:
        already contain; for other questions the sentence says at least ``NOVEL_MIN``
        characters not covered by the question's bigrams.
     """
-    kind, _word = answer_type(question)
+    kind, word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
     context = _norm(unit_context(unit))
@@ -221,12 +226,17 @@ def support_check(question: str, unit: Unit) -> Support:
     haystack = _norm(text) + " " + _norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
     question_n = _norm(question)
-    values = tuple(v for v in typed_values(kind, text) if _norm(v[2]) not in question_n)
+    values = _typed(question, kind, word, text, grams & own_grams)
     if not values and kind in ALIGNED_TYPES:  # no name/place pattern: the span where the question's gap is
-        values = tuple(aligned_span(question, text))
+        values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+    edge = _at_gap(question, text, values)
+
+    kinds = _kind_words(question_n)
+    if not pieces and kinds and not any(k in _norm(text) for k in kinds):
+        missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None) -> Support:
-        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem)
+        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge)
 
     if not grams:
         return result(False, "no_terms")
@@ -256,6 +266,68 @@ def support_check(question: str, unit: Unit) -> Support:
     slot = _WH_AT.search(question_n) is not None
     ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned_span(question, text)))
     return result(ok_, None if ok_ else "answer_type")
+
+
+#: nouns that name the kind of answer; a question made only of its subject and one of these
+#: (王爱爱有什么美誉, X有哪些特征) needs a sentence that names the kind itself
+KIND_WORDS = (
+    "原因", "定义", "特征", "特点", "作用", "意义", "寓意", "目的", "影响", "用途", "功能", "成就", "贡献",
+    "美誉", "称号", "荣誉", "别名", "名字", "名称",
+)  # fmt: skip
+#: clause boundaries for value locality (a list's 、 does not end a clause)
+_LOCAL_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+
+
+def _kind_words(question_n: str) -> list[str]:
+    return [w for w in KIND_WORDS if w in question_n]
+
+
+def _typed(
+    question: str, kind: AnswerType, word: str | None, text: str, own_hit: set[str]
+) -> tuple[tuple[int, int, str], ...]:
+    """The typed values of ``text`` that may answer ``question``: not already in the question; a
+    dynasty for 哪个朝代; a number with a unit of the asked measure (多长 → a length); a name
+    sharing no bigram with the question (首位副馆长 → not 首位代理); and each in a clause that, or
+    whose neighbour, says a question term itself (``own_hit``), when the sentence says any."""
+    question_n = _norm(question)
+    if kind == AnswerType.DATE and is_dynasty_question(word):
+        found = [(m.start(), m.end(), m.group()) for m in DYNASTY_RE.finditer(text)]
+    else:
+        found = typed_values(kind, text, measure(question) if kind == AnswerType.NUMBER else None)
+    question_pairs = {g for g in _bigrams(question_n) if len(g) == 2}
+    values = [
+        v
+        for v in found
+        if _norm(v[2]) not in question_n
+        and not (kind == AnswerType.NAME and {g for g in _bigrams(_norm(v[2])) if len(g) == 2} & question_pairs)
+    ]
+    if not own_hit or len(text) != len(_norm(text)):
+        return tuple(values)
+    t = _norm(text)
+    cuts = [0, *(m.end() for m in _LOCAL_CLAUSE.finditer(t)), len(t) + 1]
+    clauses = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    saying = [any(g in t[a:b] for g in own_hit) for a, b in clauses]
+
+    def local(v: tuple[int, int, str]) -> bool:
+        at = next(i for i, (a, b) in enumerate(clauses) if a <= v[0] < b)
+        return any(saying[j] for j in (at - 1, at, at + 1) if 0 <= j < len(saying))
+
+    return tuple(v for v in values if local(v))
+
+
+def _at_gap(question: str, text: str, values: tuple[tuple[int, int, str], ...]) -> bool:
+    """Does a value stand at the open end of the aligned span — right after the left anchor when
+    the question word ends its clause, right before the right anchor otherwise (速度为4.7 GHz for
+    速度是多少, not 速度几乎是…的3倍)?"""
+    q = _norm(question).rstrip("？?。.！! ")
+    found = _WH_AT.search(q)
+    spans = aligned_span(question, text) if found else []
+    if found is None or not spans or not values:
+        return False
+    (s_start, s_end, _), closes = spans[0], bool(_CLAUSE.split(q[found.end() :])[0].lstrip(_LEADING))
+    return any(
+        s_start <= a and b <= s_end and (s_end - b <= 2 if closes else a - s_start <= 2) for a, b, _ in values
+    )
 
 
 #: answer types whose value may also be found by aligning the question with the sentence
@@ -382,6 +454,12 @@ def _value_set(support: Support) -> frozenset[str]:
     return frozenset(_norm(v) for _, _, v in support.values)
 
 
+def _agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two value sets agree when a value of one holds, or is held by, a value of the other
+    (2007年 and 2007年5月21日 say the same year)."""
+    return any(x in y or y in x for x in a for y in b)
+
+
 def decide_prose(
     question: str, kept: list[Unit], others: list[Unit], as_of: date, audit: list[Unit] | None = None
 ) -> ProseDecision | None:
@@ -426,19 +504,26 @@ def decide_prose(
         return decision
     # the best-supported passing sentence of the context; rank only breaks ties
     best_unit, best = min(
-        enumerate(in_context), key=lambda item: (-item[1][1].coverage, -item[1][1].own, item[0])
+        enumerate(in_context),
+        key=lambda item: (-item[1][1].coverage, -item[1][1].own, not item[1][1].at_gap, item[0]),
     )[1]
-    by_source: dict[str, tuple[Unit, Support]] = {}
+    by_source: dict[str, list[Support]] = {}
     for unit, _c, support in passing:
-        by_source.setdefault(str(unit["sha256"]), (unit, support))
+        by_source.setdefault(str(unit["sha256"]), []).append(support)
     decision.independent = len(by_source)
     typed = best.answer_type != AnswerType.NONE
-    agree = {sha for sha, (_u, s) in by_source.items() if not typed or _value_set(s) & _value_set(best)}
+    # a source agrees when any of its passing sentences gives a value of the answer (one text may
+    # name several values of a type; only a source saying none of the answer's disagrees)
+    agree = {
+        sha
+        for sha, supports in by_source.items()
+        if not typed or any(_agree(_value_set(s), _value_set(best)) for s in supports)
+    }
     # audited sentences from other bytes that pass the check and share no value with the answer
     disagreeing: list[tuple[Unit, bool, Support]] = []
     for unit, support in audited:
         sha = str(unit["sha256"])
-        other = typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best)
+        other = typed and support.ok and sha not in by_source and not _agree(_value_set(support), _value_set(best))
         if other and all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
             disagreeing.append((unit, False, support))
     if typed and (len(agree) < len(by_source) or disagreeing):
@@ -467,7 +552,7 @@ def decide_prose(
         u
         for u, _c, s in passing
         if str(u["sha256"]) in agree
-        and (_value_set(s) & _value_set(best) if typed else u["text"] == best_unit["text"])
+        and (_agree(_value_set(s), _value_set(best)) if typed else u["text"] == best_unit["text"])
     ]
     if len(best.values) == 1:
         start, end, value = best.values[0]

@@ -296,3 +296,13 @@ def test_values_that_hold_each_other_agree() -> None:
 
     assert _agree(frozenset({"2007年"}), frozenset({"2007年5月21日"}))
     assert not _agree(frozenset({"120个"}), frozenset({"150个"}))
+
+
+def test_stop_words_are_matched_word_aware() -> None:
+    # 中 of 在比赛中 is a stop word; 中 of 中国 is part of the word
+    assert content_terms("他在比赛中获得了什么？") == ["他", "比赛", "获得"]
+    assert content_terms("中国第一座水电站在哪里？") == ["中国第一座水电站"]
+    assert content_terms("这位将军效力于哪支军队？") == ["位将军效力"]
+    # 中国 must be said as a word: 国 of 全国 does not cover it (it did when 中 was dropped)
+    unit = sentence("全国共有三座水电站。", title="水电")
+    assert support_check("中国有几座水电站？", unit).missing == ("中国",)

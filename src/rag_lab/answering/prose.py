@@ -64,6 +64,7 @@ META_WORDS = (
     "什么样", "原因", "定义", "特征", "特点", "作用", "时间", "事情", "活动", "观点", "方面", "情况",
     "内容", "意义", "寓意", "目的", "影响", "结果", "过程", "方式", "方法", "名字", "名称", "地区",
     "地方", "种类", "类型", "主要", "分别", "大约", "大概", "具体", "这个", "那个", "发生", "出现",
+    "现在", "目前", "当前", "如今",
 )  # fmt: skip
 _REMOVE = sorted(
     {w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS) | set(META_WORDS) | set(REASON_WORDS),
@@ -71,6 +72,29 @@ _REMOVE = sorted(
     reverse=True,
 )
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
+#: common words that hold a one-character stop word and are words of their own: the stop list
+#: is matched word-aware, so 中 is dropped from 在比赛中 but 中国, 现在, 将军, 社会 stay whole
+KEEP_WORDS = (
+    "中国", "中华", "中央", "中心", "中学", "中文", "中部", "中间", "中期", "中旬", "中共", "中医", "中药",
+    "中将", "中校", "中队", "中型", "中等", "中级", "中东", "中亚", "中南", "中原", "中山", "中午", "高中",
+    "初中", "空中", "存在", "所在", "所有", "拥有", "没有", "特有", "固有", "有名", "有限", "有效",
+    "有机", "成为", "作为", "认为", "称为", "行为", "以上", "以下", "以前", "以后", "以来", "所以", "会议",
+    "会长", "会员", "社会", "协会", "学会", "大会", "议会", "国会", "教会", "工会", "机会", "能力", "能源",
+    "功能", "可能", "技能", "性能", "智能", "本能", "重要", "需要", "要求", "将军", "大将", "上将", "少将",
+    "所长", "场所", "地位", "地图", "地理", "地球", "地点", "土地", "基地", "当地", "各地", "本地", "地铁",
+    "地震", "地下", "地质", "地面", "通过", "经过", "超过", "过去", "获得", "取得", "得到", "得名", "个人",
+    "个体", "和平", "共和", "参与", "普及", "涉及", "由于", "关于", "属于", "等于", "对手", "对象", "相对",
+    "绝对", "反对", "从事", "到达", "达到", "受到", "自由", "理由", "其他", "尤其", "首都", "都市", "成都",
+    "京都", "成就", "就读", "就职", "了解",
+)  # fmt: skip
+_STOP_RE = re.compile("|".join(re.escape(w) for w in (*KEEP_WORDS, *_REMOVE)))
+_KEEP = frozenset(KEEP_WORDS)
+
+
+def _drop_stop_words(text: str) -> str:
+    """``_REMOVE`` words replaced by a space, except inside a ``KEEP_WORDS`` word (leftmost match
+    first, a kept word before a stop word at the same place)."""
+    return _STOP_RE.sub(lambda m: m.group() if m.group() in _KEEP else " ", text)
 #: interrogative determiners: the word right after one names the *kind* of the answer (什么职务,
 #: 哪些地区, 哪个球队), which the answering sentence names by an instance, not by that word
 WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
@@ -114,7 +138,7 @@ def content_terms(question: str) -> list[str]:
     """The question's content terms: its word runs after removing interrogative determiners with
     the answer's kind after them (``answer_heads``), then question, stop and meta words
     (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _REMOVE_RE.sub(" ", _WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
+    stripped = _drop_stop_words(_WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
     terms: list[str] = []
     for run in _RUN.findall(stripped):
         if run not in terms:

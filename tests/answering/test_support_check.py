@@ -306,3 +306,19 @@ def test_stop_words_are_matched_word_aware() -> None:
     # 中国 must be said as a word: 国 of 全国 does not cover it (it did when 中 was dropped)
     unit = sentence("全国共有三座水电站。", title="水电")
     assert support_check("中国有几座水电站？", unit).missing == ("中国",)
+
+
+def test_a_definition_does_not_refer_back_or_run_past_a_colon() -> None:
+    from rag_lab.answering.answer_types import defines
+
+    assert defines("乙酰胺", "检测到了一些有机化合物，乙酰胺即是其一。") == []  # 即是其一 refers back
+    assert defines("梧桐树协议", "梧桐树协议确立了两个原则：名单如下：协议被认为是开始。") == []
+    assert defines("乙酰胺", "乙酰胺（学名：acetamide），是由乙酸衍生出的酰胺。")  # an aside may hold a colon
+
+
+def test_an_aligned_span_of_only_a_complement_or_particle_is_none() -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    assert aligned_span("楚昭辅收藏了什么名画？", "他统统收藏起来，带宾客观看。") == []  # 起来
+    assert aligned_span("拉诺米保持了哪些世界纪录？", "非常接近由她们保持著的世界纪录。") == []  # 著的…
+    assert [v for _, _, v in aligned_span("楚昭辅收藏了什么名画？", "他收藏了韩滉《牛图》。")] == ["韩滉《牛图》"]

@@ -168,10 +168,16 @@ def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[in
     cues = "|".join(map(re.escape, DEFINITION_CUES))
     norm = unicodedata.normalize("NFKC", text)
     # the term as a word of its own, not the end of a longer one (二甲基乙酰胺 is not 乙酰胺)
-    near = re.compile(r"(?<![\w\-])" + re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
+    # what follows the cue defines, it does not refer back (乙酰胺即是其一 is no definition)
+    refers = r"(?!是?[其它他她这那此该])"
+    near = re.compile(
+        r"(?<![\w\-])" + re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")" + refers
+    )
     found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
+    # up to the cue: bracketed asides (学名：…) or text without a stop or a colon (X确立了原则：…)
     opening = re.compile(
-        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")"
+        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)(?:[（(][^）)]{0,40}[）)]|[^。！？；!?：:（(]){0,60}?(?:"
+        + cues + ")" + refers
     )
     if not found and opens_paragraph and (m := opening.match(norm)):
         found.append((m.start(), m.end(), m.group()))

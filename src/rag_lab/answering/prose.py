@@ -366,7 +366,11 @@ _ASIDE = re.compile(r"\s*[（(][^（()）]{0,40}[)）]")
 #: inside a phrase rather than at one (的计算, 也开发为…, 于肃宗二年…, （学名)
 _NOT_START = "其他她它牠这那该此的也就都而且及和与或（("
 #: left off the start of an aligned span: the sentence's own preposition or copula (分布于热带美洲)
-_SPAN_LEAD = "于在是为对把被将着了过"
+_SPAN_LEAD = "于在是为对把被将着著了过"
+#: an aligned span made only of a verb's complement or particle says nothing (收藏起来 → 起来)
+_COMPLEMENTS = frozenset(
+    ("起来", "下来", "出来", "过来", "上来", "回来", "进来", "下去", "出去", "过去", "上去", "起", "来", "去", "了", "着", "过")
+)
 _WH_AT = re.compile(
     "|".join(re.escape(w) for _, ws in TYPE_WORDS for w in ws)
     + "|谁|" + _WH_HEAD.pattern
@@ -449,7 +453,7 @@ def _align(
     inner = raw.strip()
     span = inner.lstrip(_SPAN_LEAD)
     start += len(raw) - len(raw.lstrip()) + len(inner) - len(span)
-    pronoun = span[:1] in _NOT_START
+    pronoun = span[:1] in _NOT_START or span in _COMPLEMENTS
     if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not _novel(question, span) or pronoun:
         return []
     return [(start, start + len(span), span)]

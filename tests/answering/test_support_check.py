@@ -322,3 +322,27 @@ def test_an_aligned_span_of_only_a_complement_or_particle_is_none() -> None:
     assert aligned_span("楚昭辅收藏了什么名画？", "他统统收藏起来，带宾客观看。") == []  # 起来
     assert aligned_span("拉诺米保持了哪些世界纪录？", "非常接近由她们保持著的世界纪录。") == []  # 著的…
     assert [v for _, _, v in aligned_span("楚昭辅收藏了什么名画？", "他收藏了韩滉《牛图》。")] == ["韩滉《牛图》"]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("赛里木湖被誉为什么？", AnswerType.NONE),  # 誉为 + 什么: what it is called, not why
+        ("医院更名为什么？", AnswerType.NONE),
+        ("为什么畜牧业发达？", AnswerType.REASON),
+        ("这款列车被配属予哪几个铁道？", AnswerType.NONE),  # 哪几: which ones, not how many
+        ("共有几个校区？", AnswerType.NUMBER),
+        ("歌曲收录在哪张专辑？", AnswerType.NONE),  # 在 + 哪张: which album, not where
+        ("龙胆分布在哪些地区？", AnswerType.PLACE),
+    ],
+)
+def test_question_words_inside_other_words(question: str, kind: AnswerType) -> None:
+    assert answer_type(question)[0] == kind
+
+
+def test_more_number_and_time_patterns() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "身高182CM，体长约有24公分，一半以上病人")] == [
+        "182CM", "24公分", "一半",
+    ]  # fmt: skip
+    assert [v for _, _, v in typed_values(AnswerType.DATE, "只在平日早上提供服务")] == ["平日", "早上"]
+    assert typed_values(AnswerType.DATE, "新馆将在秋季之后开放") == []  # a season is not a date or time

@@ -79,7 +79,8 @@ _NUM = r"(?:\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿
 _UNITS_TEXT = (
     "平方公里 平方千米 平方米 立方米 公里 千米 厘米 毫米 英里 公顷 千克 公斤 毫升 小时 分钟 个月 人次 美元 欧元 "
     "日元 英镑 港元 万元 亿元 周年 世纪 % 个 人 名 位 座 张 本 册 部 件 次 场 届 家 所 层 间 台 辆 架 艘 条 种 项 门 "
-    "篇 首 章 节 页 字 元 块 米 亩 吨 克 斤 升 度 岁 年 月 周 天 日 秒 倍 万 亿 千 百 余 多 分 号 期 集 卷 册 枚 颗 只 头 匹"
+    "篇 首 章 节 页 字 元 块 米 亩 吨 克 斤 升 度 岁 年 月 周 天 日 秒 倍 万 亿 千 百 余 多 分 号 期 集 卷 册 枚 颗 只 头 匹 "
+    "公分 公尺 公斤 公顷 英尺 英寸 海里 马力 千瓦 伏特 摄氏度 分贝"
 )
 UNITS = tuple(_UNITS_TEXT.split())
 _UNIT = "|".join(sorted((re.escape(u) for u in set(UNITS)), key=len, reverse=True))
@@ -89,7 +90,11 @@ LATIN_UNITS = (
     "kW", "MW", "GW", "kV", "TB", "GB", "MB", "KB", "kb", "mph", "ft", "in", "m", "g", "t", "L", "W", "V",
 )  # fmt: skip
 _LATIN_UNIT = "|".join(sorted((re.escape(u) for u in LATIN_UNITS), key=len, reverse=True))
-NUMBER_RE = re.compile(rf"{_NUM}(?:余|多)?(?:{_UNIT})|\d+(?:\.\d+)?\s?(?:{_LATIN_UNIT})(?![A-Za-z])")
+#: a share without a unit still answers 多少 (一半以上, 三分之二, 半数)
+_SHARE = r"[零〇一二两三四五六七八九十百\d]+分之[零〇一二两三四五六七八九十百\d]+|一半|半数|过半|大半|大多数"
+NUMBER_RE = re.compile(
+    rf"{_NUM}(?:余|多)?(?:{_UNIT})|\d+(?:\.\d+)?\s?(?i:{_LATIN_UNIT})(?![A-Za-z])|{_SHARE}"
+)
 #: what 多长/多高/多久… ask for: a value counts only with a unit of that measure (多长时间 is a
 #: duration, not a length); 多少/几/多大 take any unit
 MEASURES = {
@@ -99,7 +104,10 @@ MEASURES = {
     "money": ("多少钱",),
 }
 MEASURE_UNITS = {
-    "length": ("公里", "千米", "厘米", "毫米", "英里", "米", "里", "丈", "尺", "寸", "km", "cm", "mm", "nm", "m", "ft", "in"),
+    "length": (
+        "公里", "千米", "厘米", "毫米", "英里", "公分", "公尺", "英尺", "英寸", "海里", "米", "里", "丈", "尺", "寸",
+        "km", "cm", "mm", "nm", "m", "ft", "in", "KM", "CM", "MM", "M",
+    ),
     "duration": ("小时", "分钟", "个月", "周年", "世纪", "年", "月", "周", "天", "日", "秒", "分", "h"),
     "weight": ("千克", "公斤", "吨", "克", "斤", "kg", "mg", "g", "t"),
     "money": ("美元", "欧元", "日元", "英镑", "港元", "万元", "亿元", "元", "块"),
@@ -118,6 +126,7 @@ DATE_RE = re.compile(
     r"|(?:上午|下午|中午|晚上|凌晨|早上)[零一二两三四五六七八九十\d]{1,3}[点时](?:半|[\d一二三四五六七八九十]{1,3}分)?"
     r"|\d{1,2}[:：]\d{2}"
     r"|(?:周|星期)[一二三四五六日天]"
+    r"|早上|上午|中午|下午|傍晚|晚上|凌晨|深夜|夜间|平日|周末|假日|工作日"
     r"|(?<![\d.])\d{1,2}月(?:[上中下]旬|初|底)?"
     r"|(?<![\u4e00-\u9fff])[一二三四五六七八九十]{1,2}月(?:[上中下]旬|初|底)?"
 )
@@ -190,13 +199,35 @@ def answer_type(question: str) -> tuple[AnswerType, str | None]:
     if defined_term(question) is not None:
         return AnswerType.DEFINITION, "是什么"
     for word in REASON_WORDS:
-        if word in q:
+        if _asks(word, q):
             return AnswerType.REASON, word
     for kind, words in TYPE_WORDS:
         for word in words:
-            if word in q:
+            if _asks(word, q):
                 return kind, word
     return AnswerType.NONE, None
+
+
+#: 为 after one of these belongs to the verb (称为, 誉为, 聘为, 更名为, 称之为): X称为什么 asks what, not why
+_VERB_WEI = "称名誉聘改作成列视选封任评定译叫之"
+#: classifiers after 哪: 在哪张/在哪个 is 在 + a determiner (which one), not 在哪 (where); 在哪些/哪所/
+#: 哪座/哪家 still ask for a place (分布在哪些地区)
+_CLASSIFIERS = "个种类位项部条支只本张首件名届次场门集期"
+
+
+def _asks(word: str, q: str) -> bool:
+    """Does ``q`` hold ``word`` as that question word: 为什么 not right after a verb taking 为,
+    几 not in 哪几 (which ones), 在哪 not before a classifier?"""
+    for found in re.finditer(re.escape(word), q):
+        before, after = q[found.start() - 1 : found.start()], q[found.end() : found.end() + 1]
+        if word.startswith("为什么") and before and before in _VERB_WEI:
+            continue
+        if word == "几" and before == "哪":
+            continue
+        if word == "在哪" and after and after in _CLASSIFIERS:
+            continue
+        return True
+    return False
 
 
 def measure(question: str) -> str | None:

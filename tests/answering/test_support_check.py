@@ -346,3 +346,22 @@ def test_more_number_and_time_patterns() -> None:
     ]  # fmt: skip
     assert [v for _, _, v in typed_values(AnswerType.DATE, "只在平日早上提供服务")] == ["平日", "早上"]
     assert typed_values(AnswerType.DATE, "新馆将在秋季之后开放") == []  # a season is not a date or time
+
+
+def test_demonstratives_and_approximations_are_stop_words() -> None:
+    assert content_terms("此剧的制作人是谁？") == ["剧", "制作人"]
+    assert content_terms("长柄艾纳香的花期约是多久？") == ["长柄艾纳香", "花期"]
+    assert content_terms("黄蝉的别称叫什么？") == ["黄蝉", "别称"]
+    assert content_terms("条约因此失效的原因？") == ["条约因此失效"]  # words that hold 此/约 stay whole
+
+
+def test_a_cause_word_opening_the_sentence_points_back() -> None:
+    unit = sentence("因此，畜牧业发达；", title="吉斯伯恩")
+    assert support_check("为什么吉斯伯恩的畜牧业发达？", unit).problem == "answer_type"
+    assert support_check("为什么吉斯伯恩的畜牧业发达？", sentence("日照长，因此畜牧业发达。", title="吉斯伯恩")).ok
+
+
+def test_a_sentence_announcing_the_answer_is_not_the_answer() -> None:
+    unit = sentence("在沧龙类中，浮龙的鳍状肢具有数个独有特征。", title="沧龙")
+    assert support_check("浮龙的鳍状肢有哪些特征？", unit).problem == "answer_type"
+    assert support_check("浮龙的鳍状肢有哪些特征？", sentence("浮龙的鳍状肢狭窄而扁平。", title="沧龙")).ok

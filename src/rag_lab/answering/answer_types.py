@@ -147,6 +147,8 @@ YEAR_RE = re.compile(r"(?:公元前?)?\d{3,4}年")
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
 REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+#: cause words that point back to what was said before (a consequence follows them)
+BACKWARD_RE = re.compile(r"因此|所以|因而|故而|故此")
 REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
 _DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
 DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
@@ -257,6 +259,12 @@ def typed_values(kind: AnswerType, text: str, unit_of: str | None = None) -> lis
             for m in pattern.finditer(text)
             if not YEAR_RE.fullmatch(m.group())
             and (not units or m.group().rstrip().endswith(units))
+        ]
+    if kind == AnswerType.REASON:  # 因此，… opening the sentence points back: the reason was said before
+        return [
+            (m.start(), m.end(), m.group())
+            for m in pattern.finditer(text)
+            if not (BACKWARD_RE.fullmatch(m.group()) and not re.search(r"\w", text[: m.start()]))
         ]
     if kind == AnswerType.PLACE:  # what follows 位于 first; other place names only outside it
         found = [(m.start(), m.end(), m.group()) for m in LOCATED_RE.finditer(text)]

@@ -57,7 +57,7 @@ STOP_WORDS = (
     "什么", "一下", "可以", "一个", "哪", "吗", "呢", "吧", "啊", "的", "了", "是", "有", "在",
     "被", "把", "和", "与", "及", "或", "为", "于", "对", "从", "到", "由", "其", "该", "这", "那",
     "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
-    "过", "个", "们", "中",
+    "过", "个", "们", "中", "此", "约", "何", "叫",
 )  # fmt: skip
 #: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
 META_WORDS = (
@@ -85,7 +85,8 @@ KEEP_WORDS = (
     "地震", "地下", "地质", "地面", "通过", "经过", "超过", "过去", "获得", "取得", "得到", "得名", "个人",
     "个体", "和平", "共和", "参与", "普及", "涉及", "由于", "关于", "属于", "等于", "对手", "对象", "相对",
     "绝对", "反对", "从事", "到达", "达到", "受到", "自由", "理由", "其他", "尤其", "首都", "都市", "成都",
-    "京都", "成就", "就读", "就职", "了解",
+    "京都", "成就", "就读", "就职", "了解", "因此", "此外", "条约", "公约", "契约", "约定", "预约", "任何",
+    "几何",
 )  # fmt: skip
 _STOP_RE = re.compile("|".join(re.escape(w) for w in (*KEEP_WORDS, *_REMOVE)))
 _KEEP = frozenset(KEEP_WORDS)
@@ -288,7 +289,10 @@ def support_check(question: str, unit: Unit) -> Support:
         and (i == 0 or _norm(text)[i - 1 : i + 1] not in question_grams)
     )
     slot = _WH_AT.search(question_n) is not None
-    ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned_span(question, text)))
+    spans = [v for _, _, v in aligned_span(question, text)]
+    if spans and all(_announces(v, answer_heads(question) + _kind_words(question_n)) for v in spans):
+        spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
     return result(ok_, None if ok_ else "answer_type")
 
 
@@ -300,6 +304,19 @@ KIND_WORDS = (
 )  # fmt: skip
 #: clause boundaries for value locality (a list's 、 does not end a clause)
 _LOCAL_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+
+
+#: vague quantities: a span holding one and ending with the kind asked only announces it
+VAGUE = ("数个", "一些", "多种", "许多", "很多", "以下", "如下", "几个", "若干", "不少", "多项", "诸多", "各种")
+
+
+def _announces(span: str, kinds: list[str]) -> bool:
+    """Does the aligned span only announce the answer (``具有数个独有特征``, ``有以下几种``):
+    a vague quantity (``VAGUE``) and then the kind the question asks, or a closing colon?"""
+    n = _norm(span).rstrip()
+    if n.endswith(("：", ":", "如下")):
+        return True
+    return any(v in n for v in VAGUE) and any(n.endswith(k) for k in kinds if k)
 
 
 def _kind_words(question_n: str) -> list[str]:

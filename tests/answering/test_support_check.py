@@ -365,3 +365,14 @@ def test_a_sentence_announcing_the_answer_is_not_the_answer() -> None:
     unit = sentence("在沧龙类中，浮龙的鳍状肢具有数个独有特征。", title="沧龙")
     assert support_check("浮龙的鳍状肢有哪些特征？", unit).problem == "answer_type"
     assert support_check("浮龙的鳍状肢有哪些特征？", sentence("浮龙的鳍状肢狭窄而扁平。", title="沧龙")).ok
+
+
+def test_a_value_leans_on_a_neighbouring_clause_only_when_its_own_clause_is_little_more() -> None:
+    title = "吴双战"
+    # 1974年， opens the sentence: the next clause says what happened then
+    assert support_check("吴双战是何时入伍的？", sentence("1974年，吴双战入伍。", title=title)).ok
+    # 1965年6月加入中国共产党 is a clause of its own about something else
+    text = "1965年6月加入中国共产党，师范专科学校成人教育毕业。"
+    assert support_check("吴双战在师范专科学校成人教育学习是什么时候？", sentence(text, title=title)).problem == (
+        "answer_type"
+    )

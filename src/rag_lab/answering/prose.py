@@ -302,6 +302,9 @@ KIND_WORDS = (
     "原因", "定义", "特征", "特点", "作用", "意义", "寓意", "目的", "影响", "用途", "功能", "成就", "贡献",
     "美誉", "称号", "荣誉", "别名", "名字", "名称",
 )  # fmt: skip
+#: a typed value's clause may lean on a neighbouring clause's terms when it holds at most this
+#: many word characters besides the value and bracketed asides (于1974年，…; 2011年1月1日，受聘为…)
+LOCAL_SLACK = 6
 #: clause boundaries for value locality (a list's 、 does not end a clause)
 _LOCAL_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
 
@@ -342,7 +345,7 @@ def _typed(
         if _norm(v[2]) not in question_n
         and not (kind == AnswerType.NAME and {g for g in _bigrams(_norm(v[2])) if len(g) == 2} & question_pairs)
     ]
-    if not own_hit or len(text) != len(_norm(text)):
+    if not own_hit or len(text) != len(_norm(text)) or kind == AnswerType.REASON:  # a cause word links clauses
         return tuple(values)
     t = _norm(text)
     cuts = [0, *(m.end() for m in _LOCAL_CLAUSE.finditer(t)), len(t) + 1]
@@ -351,7 +354,11 @@ def _typed(
 
     def local(v: tuple[int, int, str]) -> bool:
         at = next(i for i, (a, b) in enumerate(clauses) if a <= v[0] < b)
-        return any(saying[j] for j in (at - 1, at, at + 1) if 0 <= j < len(saying))
+        a, b = clauses[at]
+        # a neighbour's terms count only for a clause that is little more than the value (1974年，他…)
+        bare = re.sub(r"\W", "", _ASIDE.sub("", t[a:b]))
+        short = len(bare) - len(re.sub(r"\W", "", _ASIDE.sub("", _norm(v[2])))) <= LOCAL_SLACK
+        return saying[at] or (short and any(saying[j] for j in (at - 1, at + 1) if 0 <= j < len(saying)))
 
     return tuple(v for v in values if local(v))
 

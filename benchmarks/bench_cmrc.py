@@ -155,7 +155,8 @@ def write_corpus(root: Path, docs: dict[str, str]) -> Path:
     for name, text in docs.items():
         path = root / "documents" / f"{name}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if not path.exists() or path.read_text(encoding="utf-8") != text:  # a kept --work corpus stays fresh
+            path.write_text(text, encoding="utf-8")
     return root
 
 
@@ -246,6 +247,12 @@ def recall(whole: Path, articles: list[dict[str, Any]], modes: list[str], embedd
     }
 
 
+def _build_once(root: Path, embedder: Any) -> None:
+    """Build the small per-question index, or keep the one a previous ``--work`` run built."""
+    if not (root / ".rag_lab" / "index.sqlite").exists():
+        build_index(root, vectors=embedder is not None, embedder=embedder)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     articles = load(Path(args.data))
     if args.limit:
@@ -261,7 +268,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         modes.append("fused")
     report: dict[str, Any] = {"articles": len(articles), "questions": sum(len(a["qas"]) for a in articles)}
     with tempfile.TemporaryDirectory(prefix="bench-cmrc-") as tmp:
-        base = Path(tmp)
+        base = Path(args.work) if args.work else Path(tmp)
         whole = write_corpus(base / "whole", {a["id"]: document(a) for a in articles})
         floor = min(read_hash_floor(whole) for _ in range(3))
         started = time.perf_counter()
@@ -294,7 +301,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         single = {}
         for article in articles:
             root = write_corpus(base / "one" / article["id"], {article["id"]: document(article)})
-            build_index(root, vectors=embedder is not None, embedder=embedder)
+            _build_once(root, embedder)
             single[article["id"]] = root
         rows: list[dict[str, Any]] = []
         for article in articles:
@@ -304,7 +311,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     base / "removed" / qa["id"],
                     {article["id"]: document(article, qa["answers"], qa["spans"])},
                 )
-                build_index(removed, vectors=embedder is not None, embedder=embedder)
+                _build_once(removed, embedder)
                 other = single.get(nearest.get(qa["id"], ""))
                 for mode in modes:
                     result, seconds = ask(single[article["id"]], qa["question"], mode, embedder)
@@ -398,6 +405,12 @@ def main() -> None:
         "--vector-cache",
         metavar="FILE.npz",
         help="keep embeddings between runs in FILE (outside the repo; index times then exclude embedding)",
+    )
+    parser.add_argument(
+        "--work",
+        metavar="DIR",
+        help="keep the per-question corpora and indexes in DIR (outside the repo) and reuse them on the "
+        "next run (only when ingest is unchanged; one DIR per --neural setting)",
     )
     parser.add_argument("--rows", metavar="FILE", help="write every question's outcome to FILE (outside the repo)")
     report = run(parser.parse_args())

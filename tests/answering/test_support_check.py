@@ -221,3 +221,158 @@ def test_aligned_span_inversion_asides_and_colons(question: str, text: str, span
 
     [(start, end, value)] = aligned_span(question, text)
     assert value == span and text[start:end] == span
+
+
+def test_numbers_with_latin_units_and_the_asked_measure() -> None:
+    from rag_lab.answering.answer_types import measure
+
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "速度为4.7 GHz，面积1750.33km²")] == [
+        "4.7 GHz", "1750.33km²",
+    ]  # fmt: skip
+    assert measure("峡谷有多长？") == "length" and measure("工程用了多长时间？") == "duration"
+    assert measure("有多少个座位？") is None
+    # 多长 asks for a length: 19世纪 and 30年 are not one
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "从19世纪起历时30年，全长702米", "length")] == ["702米"]
+    assert support_check("峡谷有多长？", sentence("从19世纪到1960年代峡谷上始终有木筏运输。", title="峡谷")).problem == (
+        "answer_type"
+    )
+
+
+def test_a_dynasty_answers_which_dynasty() -> None:
+    assert answer_type("楚昭辅是哪一朝代的人？")[0] == AnswerType.DATE
+    assert support_check("楚昭辅是哪一朝代的人？", sentence("楚昭辅，北宋初年人，官至枢密使。", title="楚昭辅")).ok
+    # 宋 of 宋州 is a place, and a year is not a dynasty
+    assert not support_check("楚昭辅是哪一朝代的人？", sentence("楚昭辅是宋州人，961年任官。", title="楚昭辅")).ok
+
+
+def test_a_defined_term_is_a_word_of_its_own() -> None:
+    unit = sentence("其衍生物二甲基乙酰胺（DMA）是一种溶剂。", title="乙酰胺")
+    assert support_check("什么是乙酰胺？", unit).problem == "answer_type"
+    assert support_check("什么是乙酰胺？", sentence("乙酰胺是由乙酸衍生出的酰胺。", title="乙酰胺")).ok
+
+
+def test_a_name_repeating_the_question_is_no_answer() -> None:
+    # 首位代理 stands before the title word 馆长, but it repeats 首位 of the question
+    unit = sentence("他是国家图书馆首位副馆长，同时是首位代理馆长。", title="宋建成")
+    assert support_check("国家图书馆首位副馆长是谁？", unit).problem == "answer_type"
+    assert support_check("国家图书馆首位馆长是谁？", sentence("国家图书馆首位馆长是蒋复璁先生。")).ok
+
+
+def test_a_question_of_only_its_subject_and_a_kind_word_needs_the_kind_word() -> None:
+    title = "王爱爱"
+    said = support_check("王爱爱有什么美誉？", sentence("王爱爱祖母为晋剧名旦筱桂花。", title=title))
+    assert said.problem == "terms" and said.missing == ("美誉",)
+    assert support_check("王爱爱有什么美誉？", sentence("王爱爱有晋剧皇后之美誉。", title=title)).ok
+
+
+def test_a_typed_value_counts_only_near_what_the_question_asks() -> None:
+    # the place stands in a clause two away from 出生 and says nothing about it
+    text = "卡洛出生时取名夏尔，是两西西里王子，2008年起为公爵，也是波旁王室族长。"
+    assert support_check("夏尔在哪里出生的？", sentence(text, title="卡洛")).problem == "answer_type"
+    assert support_check("夏尔在哪里出生的？", sentence("夏尔出生于法国瓦尔省。", title="卡洛")).ok
+
+
+def test_the_value_at_the_questions_gap_ranks_first_and_one_source_never_conflicts() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    def unit(n: int, text: str) -> dict:
+        return {
+            **sentence(text, title="POWER6"), "evidence_id": f"e{n}", "sha256": "s", "source": "a.md",
+            "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000],
+        }  # fmt: skip
+
+    far = unit(1, "POWER6处理器的速度几乎是其他处理器的3倍。")  # ranked first
+    near = unit(2, "POWER6处理器的速度为4.7 GHz。")
+    question = "POWER6处理器速度是多少？"
+    assert support_check(question, near).at_gap and not support_check(question, far).at_gap
+    decision = decide_prose(question, [far, near], [], date(2024, 1, 1))
+    assert decision is not None and decision.answer == near["text"]  # not conflicting: one source
+
+
+def test_values_that_hold_each_other_agree() -> None:
+    from rag_lab.answering.prose import _agree
+
+    assert _agree(frozenset({"2007年"}), frozenset({"2007年5月21日"}))
+    assert not _agree(frozenset({"120个"}), frozenset({"150个"}))
+
+
+def test_stop_words_are_matched_word_aware() -> None:
+    # 中 of 在比赛中 is a stop word; 中 of 中国 is part of the word
+    assert content_terms("他在比赛中获得了什么？") == ["他", "比赛", "获得"]
+    assert content_terms("中国第一座水电站在哪里？") == ["中国第一座水电站"]
+    assert content_terms("这位将军效力于哪支军队？") == ["位将军效力"]
+    # 中国 must be said as a word: 国 of 全国 does not cover it (it did when 中 was dropped)
+    unit = sentence("全国共有三座水电站。", title="水电")
+    assert support_check("中国有几座水电站？", unit).missing == ("中国",)
+
+
+def test_a_definition_does_not_refer_back_or_run_past_a_colon() -> None:
+    from rag_lab.answering.answer_types import defines
+
+    assert defines("乙酰胺", "检测到了一些有机化合物，乙酰胺即是其一。") == []  # 即是其一 refers back
+    assert defines("梧桐树协议", "梧桐树协议确立了两个原则：名单如下：协议被认为是开始。") == []
+    assert defines("乙酰胺", "乙酰胺（学名：acetamide），是由乙酸衍生出的酰胺。")  # an aside may hold a colon
+
+
+def test_an_aligned_span_of_only_a_complement_or_particle_is_none() -> None:
+    from rag_lab.answering.prose import aligned_span
+
+    assert aligned_span("楚昭辅收藏了什么名画？", "他统统收藏起来，带宾客观看。") == []  # 起来
+    assert aligned_span("拉诺米保持了哪些世界纪录？", "非常接近由她们保持著的世界纪录。") == []  # 著的…
+    assert [v for _, _, v in aligned_span("楚昭辅收藏了什么名画？", "他收藏了韩滉《牛图》。")] == ["韩滉《牛图》"]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("赛里木湖被誉为什么？", AnswerType.NONE),  # 誉为 + 什么: what it is called, not why
+        ("医院更名为什么？", AnswerType.NONE),
+        ("为什么畜牧业发达？", AnswerType.REASON),
+        ("这款列车被配属予哪几个铁道？", AnswerType.NONE),  # 哪几: which ones, not how many
+        ("共有几个校区？", AnswerType.NUMBER),
+        ("歌曲收录在哪张专辑？", AnswerType.NONE),  # 在 + 哪张: which album, not where
+        ("龙胆分布在哪些地区？", AnswerType.PLACE),
+    ],
+)
+def test_question_words_inside_other_words(question: str, kind: AnswerType) -> None:
+    assert answer_type(question)[0] == kind
+
+
+def test_more_number_and_time_patterns() -> None:
+    assert [v for _, _, v in typed_values(AnswerType.NUMBER, "身高182CM，体长约有24公分，一半以上病人")] == [
+        "182CM", "24公分", "一半",
+    ]  # fmt: skip
+    assert [v for _, _, v in typed_values(AnswerType.DATE, "只在平日早上提供服务")] == ["平日", "早上"]
+    assert typed_values(AnswerType.DATE, "新馆将在秋季之后开放") == []  # a season is not a date or time
+
+
+def test_demonstratives_and_approximations_are_stop_words() -> None:
+    assert content_terms("此剧的制作人是谁？") == ["剧", "制作人"]
+    assert content_terms("长柄艾纳香的花期约是多久？") == ["长柄艾纳香", "花期"]
+    assert content_terms("黄蝉的别称叫什么？") == ["黄蝉", "别称"]
+    assert content_terms("条约因此失效的原因？") == ["条约因此失效"]  # words that hold 此/约 stay whole
+
+
+def test_a_cause_word_opening_the_sentence_points_back() -> None:
+    unit = sentence("因此，畜牧业发达；", title="吉斯伯恩")
+    assert support_check("为什么吉斯伯恩的畜牧业发达？", unit).problem == "answer_type"
+    assert support_check("为什么吉斯伯恩的畜牧业发达？", sentence("日照长，因此畜牧业发达。", title="吉斯伯恩")).ok
+
+
+def test_a_sentence_announcing_the_answer_is_not_the_answer() -> None:
+    unit = sentence("在沧龙类中，浮龙的鳍状肢具有数个独有特征。", title="沧龙")
+    assert support_check("浮龙的鳍状肢有哪些特征？", unit).problem == "answer_type"
+    assert support_check("浮龙的鳍状肢有哪些特征？", sentence("浮龙的鳍状肢狭窄而扁平。", title="沧龙")).ok
+
+
+def test_a_value_leans_on_a_neighbouring_clause_only_when_its_own_clause_is_little_more() -> None:
+    title = "吴双战"
+    # 1974年， opens the sentence: the next clause says what happened then
+    assert support_check("吴双战是何时入伍的？", sentence("1974年，吴双战入伍。", title=title)).ok
+    # 1965年6月加入中国共产党 is a clause of its own about something else
+    text = "1965年6月加入中国共产党，师范专科学校成人教育毕业。"
+    assert support_check("吴双战在师范专科学校成人教育学习是什么时候？", sentence(text, title=title)).problem == (
+        "answer_type"
+    )

@@ -49,7 +49,8 @@ class AnswerType(StrEnum):
 
 
 DATE_WORDS = (
-    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一年", "哪一天", "哪个月",
+    "在什么时候", "在哪一年", "在哪年", "在何时", "什么时候", "什么时间", "什么年代", "哪个朝代", "哪一朝代",
+    "什么朝代", "哪朝", "哪一年", "哪一天", "哪个月",
     "哪年", "何年", "何时", "哪天", "几月", "几号", "几点",
 )  # fmt: skip
 NUMBER_WORDS = ("多少钱", "多少", "多大", "多长", "多高", "多远", "多重", "多久", "多深", "多宽", "几")
@@ -78,11 +79,44 @@ _NUM = r"(?:\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿
 _UNITS_TEXT = (
     "平方公里 平方千米 平方米 立方米 公里 千米 厘米 毫米 英里 公顷 千克 公斤 毫升 小时 分钟 个月 人次 美元 欧元 "
     "日元 英镑 港元 万元 亿元 周年 世纪 % 个 人 名 位 座 张 本 册 部 件 次 场 届 家 所 层 间 台 辆 架 艘 条 种 项 门 "
-    "篇 首 章 节 页 字 元 块 米 亩 吨 克 斤 升 度 岁 年 月 周 天 日 秒 倍 万 亿 千 百 余 多 分 号 期 集 卷 册 枚 颗 只 头 匹"
+    "篇 首 章 节 页 字 元 块 米 亩 吨 克 斤 升 度 岁 年 月 周 天 日 秒 倍 万 亿 千 百 余 多 分 号 期 集 卷 册 枚 颗 只 头 匹 "
+    "公分 公尺 公斤 公顷 英尺 英寸 海里 马力 千瓦 伏特 摄氏度 分贝"
 )
 UNITS = tuple(_UNITS_TEXT.split())
 _UNIT = "|".join(sorted((re.escape(u) for u in set(UNITS)), key=len, reverse=True))
-NUMBER_RE = re.compile(rf"{_NUM}(?:余|多)?(?:{_UNIT})")
+#: units written in Latin letters after a number (``4.7 GHz``, ``2.5 m``, ``30 km/h``)
+LATIN_UNITS = (
+    "km/h", "GHz", "MHz", "kHz", "Hz", "km²", "km2", "m²", "km", "cm", "mm", "nm", "kg", "mg", "ml", "mL",
+    "kW", "MW", "GW", "kV", "TB", "GB", "MB", "KB", "kb", "mph", "ft", "in", "m", "g", "t", "L", "W", "V",
+)  # fmt: skip
+_LATIN_UNIT = "|".join(sorted((re.escape(u) for u in LATIN_UNITS), key=len, reverse=True))
+#: a share without a unit still answers 多少 (一半以上, 三分之二, 半数)
+_SHARE = r"[零〇一二两三四五六七八九十百\d]+分之[零〇一二两三四五六七八九十百\d]+|一半|半数|过半|大半|大多数"
+NUMBER_RE = re.compile(
+    rf"{_NUM}(?:余|多)?(?:{_UNIT})|\d+(?:\.\d+)?\s?(?i:{_LATIN_UNIT})(?![A-Za-z])|{_SHARE}"
+)
+#: what 多长/多高/多久… ask for: a value counts only with a unit of that measure (多长时间 is a
+#: duration, not a length); 多少/几/多大 take any unit
+MEASURES = {
+    "length": ("多长", "多远", "多高", "多深", "多宽"),
+    "duration": ("多久", "多长时间", "多少年", "多少天", "多少时间"),
+    "weight": ("多重",),
+    "money": ("多少钱",),
+}
+MEASURE_UNITS = {
+    "length": (
+        "公里", "千米", "厘米", "毫米", "英里", "公分", "公尺", "英尺", "英寸", "海里", "米", "里", "丈", "尺", "寸",
+        "km", "cm", "mm", "nm", "m", "ft", "in", "KM", "CM", "MM", "M",
+    ),
+    "duration": ("小时", "分钟", "个月", "周年", "世纪", "年", "月", "周", "天", "日", "秒", "分", "h"),
+    "weight": ("千克", "公斤", "吨", "克", "斤", "kg", "mg", "g", "t"),
+    "money": ("美元", "欧元", "日元", "英镑", "港元", "万元", "亿元", "元", "块"),
+}  # fmt: skip
+#: a Chinese dynasty or era (北宋, 东汉, 唐朝, 明代, 三国, 五代十国): what 哪个朝代 asks for; a bare
+#: dynasty character (宋 in 宋州) is not one
+DYNASTY_RE = re.compile(
+    r"[东西南北前后][汉晋宋齐梁陈魏周唐燕凉秦赵]|[夏商周秦汉晋隋唐宋辽金元明清][朝代]|三国|五代十国|春秋|战国"
+)
 DATE_RE = re.compile(
     r"(?:公元前?)?\d{1,4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?"
     r"|\d{1,2}月\d{1,2}[日号]"
@@ -92,6 +126,7 @@ DATE_RE = re.compile(
     r"|(?:上午|下午|中午|晚上|凌晨|早上)[零一二两三四五六七八九十\d]{1,3}[点时](?:半|[\d一二三四五六七八九十]{1,3}分)?"
     r"|\d{1,2}[:：]\d{2}"
     r"|(?:周|星期)[一二三四五六日天]"
+    r"|早上|上午|中午|下午|傍晚|晚上|凌晨|深夜|夜间|平日|周末|假日|工作日"
     r"|(?<![\d.])\d{1,2}月(?:[上中下]旬|初|底)?"
     r"|(?<![\u4e00-\u9fff])[一二三四五六七八九十]{1,2}月(?:[上中下]旬|初|底)?"
 )
@@ -112,6 +147,8 @@ YEAR_RE = re.compile(r"(?:公元前?)?\d{3,4}年")
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
 REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+#: cause words that point back to what was said before (a consequence follows them)
+BACKWARD_RE = re.compile(r"因此|所以|因而|故而|故此")
 REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
 _DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
 DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
@@ -141,10 +178,17 @@ def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[in
     “), such a cue within the next 60 characters of the sentence (``X（学名：…），别称…，是…``)."""
     cues = "|".join(map(re.escape, DEFINITION_CUES))
     norm = unicodedata.normalize("NFKC", text)
-    near = re.compile(re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")")
+    # the term as a word of its own, not the end of a longer one (二甲基乙酰胺 is not 乙酰胺)
+    # what follows the cue defines, it does not refer back (乙酰胺即是其一 is no definition)
+    refers = r"(?!是?[其它他她这那此该])"
+    near = re.compile(
+        r"(?<![\w\-])" + re.escape(term) + r"\s*(?:[（(][^）)]{0,40}[）)])?\s*(?:" + cues + ")" + refers
+    )
     found = [(m.start(), m.end(), m.group()) for m in near.finditer(norm)]
+    # up to the cue: bracketed asides (学名：…) or text without a stop or a colon (X确立了原则：…)
     opening = re.compile(
-        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)[^。！？；!?]{0,60}?(?:" + cues + ")"
+        r"[《“\"]?" + re.escape(term) + r"[》”\"]?(?!的)(?:[（(][^）)]{0,40}[）)]|[^。！？；!?：:（(]){0,60}?(?:"
+        + cues + ")" + refers
     )
     if not found and opens_paragraph and (m := opening.match(norm)):
         found.append((m.start(), m.end(), m.group()))
@@ -157,23 +201,71 @@ def answer_type(question: str) -> tuple[AnswerType, str | None]:
     if defined_term(question) is not None:
         return AnswerType.DEFINITION, "是什么"
     for word in REASON_WORDS:
-        if word in q:
+        if _asks(word, q):
             return AnswerType.REASON, word
     for kind, words in TYPE_WORDS:
         for word in words:
-            if word in q:
+            if _asks(word, q):
                 return kind, word
     return AnswerType.NONE, None
 
 
-def typed_values(kind: AnswerType, text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, value)`` of every value of ``kind`` in ``text`` (code points, in order)."""
+#: 为 after one of these belongs to the verb (称为, 誉为, 聘为, 更名为, 称之为): X称为什么 asks what, not why
+_VERB_WEI = "称名誉聘改作成列视选封任评定译叫之"
+#: classifiers after 哪: 在哪张/在哪个 is 在 + a determiner (which one), not 在哪 (where); 在哪些/哪所/
+#: 哪座/哪家 still ask for a place (分布在哪些地区)
+_CLASSIFIERS = "个种类位项部条支只本张首件名届次场门集期"
+
+
+def _asks(word: str, q: str) -> bool:
+    """Does ``q`` hold ``word`` as that question word: 为什么 not right after a verb taking 为,
+    几 not in 哪几 (which ones), 在哪 not before a classifier?"""
+    for found in re.finditer(re.escape(word), q):
+        before, after = q[found.start() - 1 : found.start()], q[found.end() : found.end() + 1]
+        if word.startswith("为什么") and before and before in _VERB_WEI:
+            continue
+        if word == "几" and before == "哪":
+            continue
+        if word == "在哪" and after and after in _CLASSIFIERS:
+            continue
+        return True
+    return False
+
+
+def measure(question: str) -> str | None:
+    """The measure a number question asks for (``MEASURES``: length, duration, weight, money), or
+    None when any unit answers it; the longest question word wins (多长时间 over 多长)."""
+    q = unicodedata.normalize("NFKC", question)
+    words = sorted(((w, m) for m, ws in MEASURES.items() for w in ws if w in q), key=lambda i: -len(i[0]))
+    return words[0][1] if words else None
+
+
+def is_dynasty_question(word: str | None) -> bool:
+    """哪个朝代/哪一朝代/什么朝代/哪朝: the answer is a dynasty (``DYNASTY_RE``), not a date."""
+    return word is not None and "朝" in word
+
+
+def typed_values(kind: AnswerType, text: str, unit_of: str | None = None) -> list[tuple[int, int, str]]:
+    """``(start, end, value)`` of every value of ``kind`` in ``text`` (code points, in order);
+    ``unit_of``: a measure of ``MEASURES`` — numbers then count only with one of its units."""
     pattern = PATTERNS.get(kind)
     if pattern is None:
         return []
     found: list[tuple[int, int, str]] = []
     if kind == AnswerType.NUMBER:  # a calendar year (1912年) is a date, not a quantity
-        return [(m.start(), m.end(), m.group()) for m in pattern.finditer(text) if not YEAR_RE.fullmatch(m.group())]
+        units = MEASURE_UNITS.get(unit_of or "", ())
+        return [
+            (m.start(), m.end(), m.group())
+            for m in pattern.finditer(text)
+            if not YEAR_RE.fullmatch(m.group())
+            and (not units or m.group().rstrip().endswith(units))
+        ]
+    if kind == AnswerType.REASON:  # 因此，… opening the sentence points back: the reason was said before
+        return [
+            (m.start(), m.end(), m.group())
+            for m in pattern.finditer(text)
+            if not (BACKWARD_RE.fullmatch(m.group()) and not re.search(r"\w", text[: m.start()]))
+        ]
     if kind == AnswerType.PLACE:  # what follows 位于 first; other place names only outside it
         found = [(m.start(), m.end(), m.group()) for m in LOCATED_RE.finditer(text)]
     for m in pattern.finditer(text):

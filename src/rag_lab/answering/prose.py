@@ -32,12 +32,15 @@ from typing import Any
 
 from rag_lab.answering.answer_types import (
     DESCRIPTION,
+    DYNASTY_RE,
     REASON_WORDS,
     TYPE_WORDS,
     AnswerType,
     answer_type,
     defined_term,
     defines,
+    is_dynasty_question,
+    measure,
     typed_values,
 )
 from rag_lab.records import Reason, Status, Unit
@@ -54,13 +57,14 @@ STOP_WORDS = (
     "什么", "一下", "可以", "一个", "哪", "吗", "呢", "吧", "啊", "的", "了", "是", "有", "在",
     "被", "把", "和", "与", "及", "或", "为", "于", "对", "从", "到", "由", "其", "该", "这", "那",
     "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
-    "过", "个", "们", "中",
+    "过", "个", "们", "中", "此", "约", "何", "叫",
 )  # fmt: skip
 #: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
 META_WORDS = (
     "什么样", "原因", "定义", "特征", "特点", "作用", "时间", "事情", "活动", "观点", "方面", "情况",
     "内容", "意义", "寓意", "目的", "影响", "结果", "过程", "方式", "方法", "名字", "名称", "地区",
     "地方", "种类", "类型", "主要", "分别", "大约", "大概", "具体", "这个", "那个", "发生", "出现",
+    "现在", "目前", "当前", "如今",
 )  # fmt: skip
 _REMOVE = sorted(
     {w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS) | set(META_WORDS) | set(REASON_WORDS),
@@ -68,6 +72,30 @@ _REMOVE = sorted(
     reverse=True,
 )
 _REMOVE_RE = re.compile("|".join(re.escape(w) for w in _REMOVE))
+#: common words that hold a one-character stop word and are words of their own: the stop list
+#: is matched word-aware, so 中 is dropped from 在比赛中 but 中国, 现在, 将军, 社会 stay whole
+KEEP_WORDS = (
+    "中国", "中华", "中央", "中心", "中学", "中文", "中部", "中间", "中期", "中旬", "中共", "中医", "中药",
+    "中将", "中校", "中队", "中型", "中等", "中级", "中东", "中亚", "中南", "中原", "中山", "中午", "高中",
+    "初中", "空中", "存在", "所在", "所有", "拥有", "没有", "特有", "固有", "有名", "有限", "有效",
+    "有机", "成为", "作为", "认为", "称为", "行为", "以上", "以下", "以前", "以后", "以来", "所以", "会议",
+    "会长", "会员", "社会", "协会", "学会", "大会", "议会", "国会", "教会", "工会", "机会", "能力", "能源",
+    "功能", "可能", "技能", "性能", "智能", "本能", "重要", "需要", "要求", "将军", "大将", "上将", "少将",
+    "所长", "场所", "地位", "地图", "地理", "地球", "地点", "土地", "基地", "当地", "各地", "本地", "地铁",
+    "地震", "地下", "地质", "地面", "通过", "经过", "超过", "过去", "获得", "取得", "得到", "得名", "个人",
+    "个体", "和平", "共和", "参与", "普及", "涉及", "由于", "关于", "属于", "等于", "对手", "对象", "相对",
+    "绝对", "反对", "从事", "到达", "达到", "受到", "自由", "理由", "其他", "尤其", "首都", "都市", "成都",
+    "京都", "成就", "就读", "就职", "了解", "因此", "此外", "条约", "公约", "契约", "约定", "预约", "任何",
+    "几何",
+)  # fmt: skip
+_STOP_RE = re.compile("|".join(re.escape(w) for w in (*KEEP_WORDS, *_REMOVE)))
+_KEEP = frozenset(KEEP_WORDS)
+
+
+def _drop_stop_words(text: str) -> str:
+    """``_REMOVE`` words replaced by a space, except inside a ``KEEP_WORDS`` word (leftmost match
+    first, a kept word before a stop word at the same place)."""
+    return _STOP_RE.sub(lambda m: m.group() if m.group() in _KEEP else " ", text)
 #: interrogative determiners: the word right after one names the *kind* of the answer (什么职务,
 #: 哪些地区, 哪个球队), which the answering sentence names by an instance, not by that word
 WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
@@ -111,7 +139,7 @@ def content_terms(question: str) -> list[str]:
     """The question's content terms: its word runs after removing interrogative determiners with
     the answer's kind after them (``answer_heads``), then question, stop and meta words
     (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _REMOVE_RE.sub(" ", _WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
+    stripped = _drop_stop_words(_WH_HEAD.sub(" ", _WH_TYPE_RE.sub(" ", _norm(question))))
     terms: list[str] = []
     for run in _RUN.findall(stripped):
         if run not in terms:
@@ -167,6 +195,7 @@ class Support:
     own: float
     values: tuple[tuple[int, int, str], ...]  # typed values in the unit's text (offsets into text)
     problem: str | None  # None, "no_terms", "terms", "answer_type"
+    at_gap: bool = False  # a value stands where the question's interrogative stands (ranks only)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -179,6 +208,7 @@ class Support:
             "own": round(self.own, 4),
             "values": [v for _, _, v in self.values],
             "problem": self.problem,
+            "at_gap": self.at_gap,
         }
 
 
@@ -204,7 +234,7 @@ def support_check(question: str, unit: Unit) -> Support:
        already contain; for other questions the sentence says at least ``NOVEL_MIN``
        characters not covered by the question's bigrams.
     """
-    kind, _word = answer_type(question)
+    kind, word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
     context = _norm(unit_context(unit))
@@ -221,12 +251,17 @@ def support_check(question: str, unit: Unit) -> Support:
     haystack = _norm(text) + " " + _norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in _STRICT.findall(t))
     question_n = _norm(question)
-    values = tuple(v for v in typed_values(kind, text) if _norm(v[2]) not in question_n)
+    values = _typed(question, kind, word, text, grams & own_grams)
     if not values and kind in ALIGNED_TYPES:  # no name/place pattern: the span where the question's gap is
-        values = tuple(aligned_span(question, text))
+        values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+    edge = _at_gap(question, text, values)
+
+    kinds = _kind_words(question_n)
+    if not pieces and kinds and not any(k in _norm(text) for k in kinds):
+        missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None) -> Support:
-        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem)
+        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge)
 
     if not grams:
         return result(False, "no_terms")
@@ -254,8 +289,93 @@ def support_check(question: str, unit: Unit) -> Support:
         and (i == 0 or _norm(text)[i - 1 : i + 1] not in question_grams)
     )
     slot = _WH_AT.search(question_n) is not None
-    ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned_span(question, text)))
+    spans = [v for _, _, v in aligned_span(question, text)]
+    if spans and all(_announces(v, answer_heads(question) + _kind_words(question_n)) for v in spans):
+        spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
     return result(ok_, None if ok_ else "answer_type")
+
+
+#: nouns that name the kind of answer; a question made only of its subject and one of these
+#: (王爱爱有什么美誉, X有哪些特征) needs a sentence that names the kind itself
+KIND_WORDS = (
+    "原因", "定义", "特征", "特点", "作用", "意义", "寓意", "目的", "影响", "用途", "功能", "成就", "贡献",
+    "美誉", "称号", "荣誉", "别名", "名字", "名称",
+)  # fmt: skip
+#: a typed value's clause may lean on a neighbouring clause's terms when it holds at most this
+#: many word characters besides the value and bracketed asides (于1974年，…; 2011年1月1日，受聘为…)
+LOCAL_SLACK = 6
+#: clause boundaries for value locality (a list's 、 does not end a clause)
+_LOCAL_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+
+
+#: vague quantities: a span holding one and ending with the kind asked only announces it
+VAGUE = ("数个", "一些", "多种", "许多", "很多", "以下", "如下", "几个", "若干", "不少", "多项", "诸多", "各种")
+
+
+def _announces(span: str, kinds: list[str]) -> bool:
+    """Does the aligned span only announce the answer (``具有数个独有特征``, ``有以下几种``):
+    a vague quantity (``VAGUE``) and then the kind the question asks, or a closing colon?"""
+    n = _norm(span).rstrip()
+    if n.endswith(("：", ":", "如下")):
+        return True
+    return any(v in n for v in VAGUE) and any(n.endswith(k) for k in kinds if k)
+
+
+def _kind_words(question_n: str) -> list[str]:
+    return [w for w in KIND_WORDS if w in question_n]
+
+
+def _typed(
+    question: str, kind: AnswerType, word: str | None, text: str, own_hit: set[str]
+) -> tuple[tuple[int, int, str], ...]:
+    """The typed values of ``text`` that may answer ``question``: not already in the question; a
+    dynasty for 哪个朝代; a number with a unit of the asked measure (多长 → a length); a name
+    sharing no bigram with the question (首位副馆长 → not 首位代理); and each in a clause that, or
+    whose neighbour, says a question term itself (``own_hit``), when the sentence says any."""
+    question_n = _norm(question)
+    if kind == AnswerType.DATE and is_dynasty_question(word):
+        found = [(m.start(), m.end(), m.group()) for m in DYNASTY_RE.finditer(text)]
+    else:
+        found = typed_values(kind, text, measure(question) if kind == AnswerType.NUMBER else None)
+    question_pairs = {g for g in _bigrams(question_n) if len(g) == 2}
+    values = [
+        v
+        for v in found
+        if _norm(v[2]) not in question_n
+        and not (kind == AnswerType.NAME and {g for g in _bigrams(_norm(v[2])) if len(g) == 2} & question_pairs)
+    ]
+    if not own_hit or len(text) != len(_norm(text)) or kind == AnswerType.REASON:  # a cause word links clauses
+        return tuple(values)
+    t = _norm(text)
+    cuts = [0, *(m.end() for m in _LOCAL_CLAUSE.finditer(t)), len(t) + 1]
+    clauses = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    saying = [any(g in t[a:b] for g in own_hit) for a, b in clauses]
+
+    def local(v: tuple[int, int, str]) -> bool:
+        at = next(i for i, (a, b) in enumerate(clauses) if a <= v[0] < b)
+        a, b = clauses[at]
+        # a neighbour's terms count only for a clause that is little more than the value (1974年，他…)
+        bare = re.sub(r"\W", "", _ASIDE.sub("", t[a:b]))
+        short = len(bare) - len(re.sub(r"\W", "", _ASIDE.sub("", _norm(v[2])))) <= LOCAL_SLACK
+        return saying[at] or (short and any(saying[j] for j in (at - 1, at + 1) if 0 <= j < len(saying)))
+
+    return tuple(v for v in values if local(v))
+
+
+def _at_gap(question: str, text: str, values: tuple[tuple[int, int, str], ...]) -> bool:
+    """Does a value stand at the open end of the aligned span — right after the left anchor when
+    the question word ends its clause, right before the right anchor otherwise (速度为4.7 GHz for
+    速度是多少, not 速度几乎是…的3倍)?"""
+    q = _norm(question).rstrip("？?。.！! ")
+    found = _WH_AT.search(q)
+    spans = aligned_span(question, text) if found else []
+    if found is None or not spans or not values:
+        return False
+    (s_start, s_end, _), closes = spans[0], bool(_CLAUSE.split(q[found.end() :])[0].lstrip(_LEADING))
+    return any(
+        s_start <= a and b <= s_end and (s_end - b <= 2 if closes else a - s_start <= 2) for a, b, _ in values
+    )
 
 
 #: answer types whose value may also be found by aligning the question with the sentence
@@ -270,7 +390,11 @@ _ASIDE = re.compile(r"\s*[（(][^（()）]{0,40}[)）]")
 #: inside a phrase rather than at one (的计算, 也开发为…, 于肃宗二年…, （学名)
 _NOT_START = "其他她它牠这那该此的也就都而且及和与或（("
 #: left off the start of an aligned span: the sentence's own preposition or copula (分布于热带美洲)
-_SPAN_LEAD = "于在是为对把被将着了过"
+_SPAN_LEAD = "于在是为对把被将着著了过"
+#: an aligned span made only of a verb's complement or particle says nothing (收藏起来 → 起来)
+_COMPLEMENTS = frozenset(
+    ("起来", "下来", "出来", "过来", "上来", "回来", "进来", "下去", "出去", "过去", "上去", "起", "来", "去", "了", "着", "过")
+)
 _WH_AT = re.compile(
     "|".join(re.escape(w) for _, ws in TYPE_WORDS for w in ws)
     + "|谁|" + _WH_HEAD.pattern
@@ -353,7 +477,7 @@ def _align(
     inner = raw.strip()
     span = inner.lstrip(_SPAN_LEAD)
     start += len(raw) - len(raw.lstrip()) + len(inner) - len(span)
-    pronoun = span[:1] in _NOT_START
+    pronoun = span[:1] in _NOT_START or span in _COMPLEMENTS
     if not 1 <= len(span) <= ALIGNED_MAX or _CLAUSE.search(span) or not _novel(question, span) or pronoun:
         return []
     return [(start, start + len(span), span)]
@@ -380,6 +504,12 @@ def _in_window(unit: Unit, as_of: date) -> bool:
 
 def _value_set(support: Support) -> frozenset[str]:
     return frozenset(_norm(v) for _, _, v in support.values)
+
+
+def _agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two value sets agree when a value of one holds, or is held by, a value of the other
+    (2007年 and 2007年5月21日 say the same year)."""
+    return any(x in y or y in x for x in a for y in b)
 
 
 def decide_prose(
@@ -426,19 +556,26 @@ def decide_prose(
         return decision
     # the best-supported passing sentence of the context; rank only breaks ties
     best_unit, best = min(
-        enumerate(in_context), key=lambda item: (-item[1][1].coverage, -item[1][1].own, item[0])
+        enumerate(in_context),
+        key=lambda item: (-item[1][1].coverage, -item[1][1].own, not item[1][1].at_gap, item[0]),
     )[1]
-    by_source: dict[str, tuple[Unit, Support]] = {}
+    by_source: dict[str, list[Support]] = {}
     for unit, _c, support in passing:
-        by_source.setdefault(str(unit["sha256"]), (unit, support))
+        by_source.setdefault(str(unit["sha256"]), []).append(support)
     decision.independent = len(by_source)
     typed = best.answer_type != AnswerType.NONE
-    agree = {sha for sha, (_u, s) in by_source.items() if not typed or _value_set(s) & _value_set(best)}
+    # a source agrees when any of its passing sentences gives a value of the answer (one text may
+    # name several values of a type; only a source saying none of the answer's disagrees)
+    agree = {
+        sha
+        for sha, supports in by_source.items()
+        if not typed or any(_agree(_value_set(s), _value_set(best)) for s in supports)
+    }
     # audited sentences from other bytes that pass the check and share no value with the answer
     disagreeing: list[tuple[Unit, bool, Support]] = []
     for unit, support in audited:
         sha = str(unit["sha256"])
-        other = typed and support.ok and sha not in by_source and not _value_set(support) & _value_set(best)
+        other = typed and support.ok and sha not in by_source and not _agree(_value_set(support), _value_set(best))
         if other and all(str(u["sha256"]) != sha for u, _c, _s in disagreeing):  # one per source (reprints)
             disagreeing.append((unit, False, support))
     if typed and (len(agree) < len(by_source) or disagreeing):
@@ -467,7 +604,7 @@ def decide_prose(
         u
         for u, _c, s in passing
         if str(u["sha256"]) in agree
-        and (_value_set(s) & _value_set(best) if typed else u["text"] == best_unit["text"])
+        and (_agree(_value_set(s), _value_set(best)) if typed else u["text"] == best_unit["text"])
     ]
     if len(best.values) == 1:
         start, end, value = best.values[0]

@@ -21,6 +21,7 @@ from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
+from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.records import Unit
 
@@ -35,6 +36,8 @@ _WIDTHS: dict[int, np.dtype[Any]] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: 
 # SQLite's default limit on bound variables is 32766; stay well below it.
 _CHUNK = 900
 _SQLITE_HEADER = b"SQLite format 3\x00"
+POSTINGS_CACHE_BYTES = 64 * 1024 * 1024
+"""What an open Index keeps of the postings it read (index/postings.py; the server's: more)."""
 
 
 def stored_text(value: str | bytes) -> str:
@@ -96,9 +99,15 @@ class _OtherVersion(Exception):
 class Index:
     """A read-only view of one index file."""
 
-    def __init__(self, path: str | os.PathLike[str], principal: Principal | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        principal: Principal | None = None,
+        postings_cache_bytes: int = POSTINGS_CACHE_BYTES,
+    ) -> None:
         self.path = Path(path)
         self.principal = principal
+        self._postings_cache = PostingsCache(postings_cache_bytes)
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -426,40 +435,71 @@ class Index:
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
-        parts: dict[int, list[tuple[npt.NDArray[np.int32], bytes | None]]] = {}
+        return {term: (p.df, *p.whole()) for term, p in self.term_postings(terms).items()}
+
+    def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]:
+        """term → its visible postings, decoded only as far as asked (index/postings.py);
+        kept for this open version in a cache of ``postings_cache_bytes``."""
+        wanted = [int(t) for t in dict.fromkeys(terms)]
+        found, missing = self._postings_cache.get(wanted)
+        if not missing:
+            return found
+        rows: dict[int, list[tuple[int, int, bytes | None, bytes | None]]] = {}
         span = self._acl_span
-        keys = [int(t) * span + a for t in dict.fromkeys(terms) for a in self._acl_codes]
+        keys = [t * span + a for t in missing for a in self._acl_codes]
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             for key, df, first, deltas, tfs in self._query(
                 f"SELECT key, df, first, deltas, tfs FROM postings WHERE key IN ({marks}) ORDER BY key", chunk
             ):
-                ids = np.empty(df, np.int32)
+                rows.setdefault(key // span, []).append((df, first, deltas, tfs))
+        fetched = {term: self._term_postings(pieces) for term, pieces in rows.items()}
+        self._postings_cache.put(fetched)
+        found.update(fetched)
+        return found
+
+    def _term_postings(self, pieces: list[tuple[int, int, bytes | None, bytes | None]]) -> TermPostings:
+        df = sum(p[0] for p in pieces)
+        raw = sum(len(p[2] or b"") + len(p[3] or b"") for p in pieces)
+
+        def decode() -> tuple[npt.NDArray[np.int32], WeightOf]:
+            decoded = []
+            for count, first, deltas, tfs in pieces:
+                ids = np.empty(count, np.int32)
                 ids[0] = first
-                if df > 1:
-                    gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (df - 1)])
+                if count > 1 and deltas is not None:
+                    gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (count - 1)])
                     np.cumsum(gaps, out=ids[1:], dtype=np.int32)
                     ids[1:] += first
-                parts.setdefault(key // span, []).append((ids, tfs))
-        if not parts:
-            return {}
-        lengths, by_length = self._unit_lengths()
-        found = {}
-        for term, blobs in parts.items():
-            pieces = []
-            for ids, tfs in blobs:
-                dl = lengths[ids]
-                weight = by_length[dl]  # the weight of tf = 1, by unit length
+                at, tf = (np.zeros(0, np.int32),) * 2
                 if tfs is not None:
                     at, tf = np.frombuffer(tfs, "<i4").reshape(-1, 2).T
-                    weight[at] = self._weight(tf.astype(np.float64), dl[at].astype(np.float64))
-                pieces.append((ids, weight))
-            ids, weight = pieces[0] if len(pieces) == 1 else (np.concatenate(x) for x in zip(*pieces, strict=True))
-            if len(pieces) > 1:
-                order = np.argsort(ids, kind="stable")
-                ids, weight = ids[order], weight[order]
-            found[term] = (int(ids.size), ids, weight)
-        return found
+                decoded.append((ids, at, tf))
+            ids, order = merge_pieces([(d[0], None) for d in decoded])
+            at, tf = decoded[0][1], decoded[0][2]
+            if order is not None:  # tf exceptions by their position in the merged list
+                where = np.empty(order.size, np.intp)
+                where[order] = np.arange(order.size)
+                offsets = np.cumsum([0] + [d[0].size for d in decoded[:-1]])
+                at = np.concatenate([where[o + d[1]] for o, d in zip(offsets, decoded, strict=True)])
+                tf = np.concatenate([d[2] for d in decoded])
+                by_at = np.argsort(at, kind="stable")
+                at, tf = at[by_at], tf[by_at]
+            lengths, by_length = self._unit_lengths()
+
+            def weight_of(pos: npt.NDArray[np.intp], units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+                dl = lengths[units]
+                weight: npt.NDArray[np.float64] = by_length[dl]  # the weight of tf = 1, by unit length
+                if at.size and pos.size:
+                    k = np.minimum(np.searchsorted(at, pos), at.size - 1)
+                    more = at[k] == pos  # the postings with tf > 1
+                    if more.any():
+                        weight[more] = self._weight(tf[k[more]].astype(np.float64), dl[more].astype(np.float64))
+                return weight
+
+            return ids, weight_of
+
+        return TermPostings(df, 16 * df + raw, decode)
 
     def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """BM25's tf weight for the caller's statistics (average length over its units)."""

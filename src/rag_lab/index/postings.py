@@ -1,0 +1,132 @@
+"""One term's postings as ranking reads them: decoded once, weighed only where asked.
+
+BM25 (retrieval/rank.py) takes its candidates from the rare terms of a question and only adds
+the common terms' scores to those candidates. A common term's list is long (≈ 30,000 units
+for one bigram at 100,000 documents) while the candidates are few (≈ 1,000), so a
+:class:`TermPostings` keeps the stored encoding and decodes it in two separate steps:
+
+* :meth:`TermPostings.ids` — the unit ids, ascending (the prefix sum of the stored gaps; kept
+  by the object, so a store that keeps the object decodes a term once per open version);
+* the tf weights only of the units asked for: :meth:`TermPostings.weights_at` finds the
+  candidates in the ids (binary search) and computes the weight of the hits alone, from the
+  unit lengths and the few stored tf > 1 exceptions; :meth:`TermPostings.whole` weighs all.
+
+A weight is computed element by element with the same operations as weighing the whole list,
+so both give the same floats (tests/index/test_postings_lazy.py). A store keeps recently
+read terms in a :class:`PostingsCache` bounded in bytes, for the life of its open version
+(the version never changes; docs/stores.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Ids = npt.NDArray[np.int32]
+Weights = npt.NDArray[np.float64]
+Positions = npt.NDArray[np.intp]
+WeightOf = Callable[[Positions, Ids], Weights]
+"""(positions in the ascending ids, the ids there) → their tf weights."""
+
+
+class TermPostings:
+    """One term's visible postings: ``df``, and its ids and weights decoded on demand.
+
+    ``decode`` returns the ascending unit ids and a :data:`WeightOf` over them; it runs at most
+    once per object (two threads may both run it; they compute the same thing).
+    """
+
+    __slots__ = ("_decode", "_decoded", "_whole", "df", "nbytes")
+
+    def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]]) -> None:
+        self.df = df
+        self.nbytes = nbytes  # what the object may hold once decoded (the cache's accounting)
+        self._decode = decode
+        self._decoded: tuple[Ids, WeightOf] | None = None
+        self._whole: tuple[Ids, Weights] | None = None
+
+    def _state(self) -> tuple[Ids, WeightOf]:
+        decoded = self._decoded
+        if decoded is None:
+            decoded = self._decoded = self._decode()
+        return decoded
+
+    def ids(self) -> Ids:
+        """The visible unit ids holding the term, ascending."""
+        return self._state()[0]
+
+    def whole(self) -> tuple[Ids, Weights]:
+        """``(ids ascending, their tf weights)`` of every posting (kept once computed)."""
+        whole = self._whole
+        if whole is None:
+            ids, weight_of = self._state()
+            whole = self._whole = (ids, weight_of(np.arange(ids.size), ids))
+        return whole
+
+    def weights_at(self, units: npt.NDArray[Any]) -> tuple[npt.NDArray[np.bool_], Weights]:
+        """For ascending ``units``: which of them hold the term, and the tf weights of those."""
+        ids, weight_of = self._state()
+        if ids.size == 0 or units.size == 0:
+            return np.zeros(units.size, bool), np.zeros(0)
+        pos = np.minimum(np.searchsorted(ids, units), ids.size - 1)
+        hit = ids[pos] == units
+        at = pos[hit]
+        whole = self._whole
+        if whole is not None:  # weighed already: look the weights up
+            return hit, whole[1][at]
+        return hit, weight_of(at, ids[at])
+
+
+def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:
+    """Ids of several visibility labels' rows of one term (disjoint sets), ascending, and
+    for each merged position the position in the concatenation (None: one piece, unchanged)."""
+    if len(pieces) == 1:
+        return pieces[0][0], None
+    ids = np.concatenate([p[0] for p in pieces])
+    order = np.argsort(ids, kind="stable")
+    merged: Ids = ids[order]
+    return merged, order
+
+
+class PostingsCache:
+    """term → :class:`TermPostings`, least recently used first out, bounded by ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: OrderedDict[int, TermPostings] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, terms: list[int]) -> tuple[dict[int, TermPostings], list[int]]:
+        """The cached ones of ``terms``, and the terms not cached."""
+        found: dict[int, TermPostings] = {}
+        missing: list[int] = []
+        with self._lock:
+            for term in terms:
+                hit = self._items.get(term)
+                if hit is None:
+                    missing.append(term)
+                else:
+                    self._items.move_to_end(term)
+                    found[term] = hit
+        return found, missing
+
+    def put(self, fetched: dict[int, TermPostings]) -> None:
+        with self._lock:
+            for term, posting in fetched.items():
+                if term in self._items or posting.nbytes > self.limit:
+                    continue
+                self._items[term] = posting
+                self._bytes += posting.nbytes
+            while self._bytes > self.limit:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= old.nbytes
+
+    @property
+    def cached_bytes(self) -> int:
+        return self._bytes

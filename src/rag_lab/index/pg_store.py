@@ -140,6 +140,7 @@ class PgStore:
             self._walk_digest = meta.get("walk_digest", "")  # absent in generations built before it
             self.visible = visible_acls(acls, principal)
             self.unit_count = sum(int(n) for acl, n, _ in stats if acl in self.visible)
+            self._all_units = sum(int(n) for _, n, _ in stats)  # unit ids are 1..this, as in SQLite
             self.total_len = sum(int(t) for acl, _, t in stats if acl in self.visible)
         except (self._psycopg.Error, KeyError, ValueError, TypeError) as exc:
             self._pool.discard(self._db)
@@ -500,11 +501,14 @@ class PgStore:
             if order is not None:
                 tf, dl = tf[order], dl[order]
 
-            def weight_of(pos: npt.NDArray[np.intp], units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+            def weight_of(pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+                if pos is None:
+                    pos = np.searchsorted(ids, units)
                 tf_, dl_ = tf[pos].astype(np.float64), dl[pos].astype(np.float64)
                 weight: npt.NDArray[np.float64] = tf_ * (k1 + 1) / (tf_ + k1 * (1 - b + b * dl_ / avg_len))
                 return weight
 
             return ids, weight_of
 
-        return TermPostings(df, 16 * df + sum(len(i) + len(t) + len(n) for i, t, n in blobs), decode)
+        raw = sum(len(i) + len(t) + len(n) for i, t, n in blobs)
+        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)

@@ -30,8 +30,8 @@ import numpy.typing as npt
 Ids = npt.NDArray[np.int32]
 Weights = npt.NDArray[np.float64]
 Positions = npt.NDArray[np.intp]
-WeightOf = Callable[[Positions, Ids], Weights]
-"""(positions in the ascending ids, the ids there) → their tf weights."""
+WeightOf = Callable[[Positions | None, Ids], Weights]
+"""(positions in the ascending ids or None: not known, the ids there) → their tf weights."""
 
 
 class TermPostings:
@@ -41,14 +41,17 @@ class TermPostings:
     once per object (two threads may both run it; they compute the same thing).
     """
 
-    __slots__ = ("_decode", "_decoded", "_whole", "df", "nbytes")
+    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_whole", "df", "nbytes", "universe")
 
-    def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]]) -> None:
+    def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
         self.nbytes = nbytes  # what the object may hold once decoded (the cache's accounting)
+        self.universe = universe  # unit ids are below it (0: unknown, no bit set is made)
         self._decode = decode
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
+        self._bits: npt.NDArray[np.uint8] | None = None
+        self._lookups = 0
 
     def _state(self) -> tuple[Ids, WeightOf]:
         decoded = self._decoded
@@ -73,6 +76,16 @@ class TermPostings:
         ids, weight_of = self._state()
         if ids.size == 0 or units.size == 0:
             return np.zeros(units.size, bool), np.zeros(0)
+        bits = self._membership()
+        if bits is not None:  # which units hold the term by one bit each; positions of the hits only
+            inside = units[(units >= 0) & (units < self.universe)]
+            held = inside[(bits[inside >> 3] >> (inside & 7)) & 1 == 1]
+            hit = np.zeros(units.size, bool)
+            hit[np.searchsorted(units, held)] = True
+            whole = self._whole
+            if whole is not None:
+                return hit, whole[1][np.searchsorted(ids, held)]
+            return hit, weight_of(None, held.astype(np.int32, copy=False))
         pos = np.minimum(np.searchsorted(ids, units), ids.size - 1)
         hit = ids[pos] == units
         at = pos[hit]
@@ -80,6 +93,20 @@ class TermPostings:
         if whole is not None:  # weighed already: look the weights up
             return hit, whole[1][at]
         return hit, weight_of(at, ids[at])
+
+
+    def _membership(self) -> npt.NDArray[np.uint8] | None:
+        """A bit per unit id, made at the second lookup of a term whose ids take more bytes
+        than the bits (df ≥ universe / 32): a kept term is then looked up without a binary
+        search over its long list; a term read for one question never pays for it."""
+        bits = self._bits
+        if bits is None and self.universe and 32 * self.df >= self.universe:
+            self._lookups += 1
+            if self._lookups >= 2:
+                mask = np.zeros(self.universe, bool)
+                mask[self.ids()] = True
+                bits = self._bits = np.packbits(mask, bitorder="little")
+        return bits
 
 
 def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:

@@ -38,6 +38,9 @@ _CHUNK = 900
 _SQLITE_HEADER = b"SQLite format 3\x00"
 POSTINGS_CACHE_BYTES = 64 * 1024 * 1024
 """What an open Index keeps of the postings it read (index/postings.py; the server's: more)."""
+MEMO_ENTRIES = 1 << 17
+_UNSEEN = object()
+"""Names, keys and files' labels an open Index remembers (each memo is emptied when full)."""
 
 
 def stored_text(value: str | bytes) -> str:
@@ -108,6 +111,10 @@ class Index:
         self.path = Path(path)
         self.principal = principal
         self._postings_cache = PostingsCache(postings_cache_bytes)
+        # lookups remembered for this open version, as PgStore does (each emptied when full)
+        self._acl_of: dict[Any, str | None] = {}
+        self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty)
+        self._keys: dict[tuple[str, str], bool] = {}
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -195,10 +202,21 @@ class Index:
                 f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"
             ) from None
 
+    def _remembered(self, memo: dict[Any, Any]) -> dict[Any, Any]:
+        """A lookup memo of this open version (the file never changes), emptied when full."""
+        if len(memo) >= MEMO_ENTRIES:
+            memo.clear()
+        return memo
+
     def may_see(self, unit: Unit) -> bool:
         """By the index's record of the unit's file, never by the unit dict's own claim."""
-        rows = self._query("SELECT acl FROM files WHERE path = ? AND error IS NULL", (unit.get("source"),))
-        acl = rows[0][0] if rows else unit.get("acl", PUBLIC)  # unknown paths: verification decides
+        source = unit.get("source")
+        memo = self._remembered(self._acl_of)
+        known = memo.get(source, _UNSEEN)
+        if known is _UNSEEN:
+            rows = self._query("SELECT acl FROM files WHERE path = ? AND error IS NULL", (source,))
+            known = memo[source] = rows[0][0] if rows else None
+        acl = known if known is not None else unit.get("acl", PUBLIC)  # unknown paths: verification decides
         return acl in self.visible and unit.get("acl", PUBLIC) in self.visible
 
     @property
@@ -293,17 +311,20 @@ class Index:
     # -- names ---------------------------------------------------------------------------
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         """Which of ``candidates`` are names in the corpus, and of what ("subject", "field")."""
-        wanted = sorted(set(candidates))
-        known: dict[str, set[str]] = {}
-        for chunk in _chunks(wanted):
+        memo = self._remembered(self._kinds)
+        known = {n: memo.get(n) for n in sorted(set(candidates))}
+        fetched: dict[str, set[str]] = {n: set() for n, kinds in known.items() if kinds is None}  # absent: empty
+        for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
             for name, kind in self._query(
                 f"SELECT s.name, n.kind FROM strings s JOIN names n ON n.name = s.id "
                 f"WHERE s.name IN ({marks}) AND n.{{visible}}",
                 chunk,
             ):
-                known.setdefault(name, set()).add(_KINDS[kind])
-        return known
+                fetched[name].add(_KINDS[kind])
+        memo.update(fetched)  # published whole (other threads may read the memo meanwhile)
+        known.update(fetched)
+        return {n: set(kinds) for n, kinds in known.items() if kinds}
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
         """folded text → {(name, kind)} of the names that fold to it (itself included)."""
@@ -322,11 +343,15 @@ class Index:
         return found
 
     def has_key(self, subject: str, field: str) -> bool:
-        rows = self._query(
-            f"SELECT 1 FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} LIMIT 1",
-            (subject, field),
-        )
-        return bool(rows)
+        memo = self._remembered(self._keys)
+        found = memo.get((subject, field))
+        if found is None:
+            rows = self._query(
+                f"SELECT 1 FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} LIMIT 1",
+                (subject, field),
+            )
+            found = memo[(subject, field)] = bool(rows)
+        return found
 
     def subjects_with_field(self, field: str, limit: int) -> list[str]:
         rows = self._query(
@@ -486,20 +511,21 @@ class Index:
                 by_at = np.argsort(at, kind="stable")
                 at, tf = at[by_at], tf[by_at]
             lengths, by_length = self._unit_lengths()
+            more_ids = ids[at]  # the units with tf > 1, ascending (as their positions)
 
-            def weight_of(pos: npt.NDArray[np.intp], units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+            def weight_of(_pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
                 dl = lengths[units]
                 weight: npt.NDArray[np.float64] = by_length[dl]  # the weight of tf = 1, by unit length
-                if at.size and pos.size:
-                    k = np.minimum(np.searchsorted(at, pos), at.size - 1)
-                    more = at[k] == pos  # the postings with tf > 1
+                if more_ids.size and units.size:
+                    k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
+                    more = more_ids[k] == units
                     if more.any():
                         weight[more] = self._weight(tf[k[more]].astype(np.float64), dl[more].astype(np.float64))
                 return weight
 
             return ids, weight_of
 
-        return TermPostings(df, 16 * df + raw, decode)
+        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
 
     def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """BM25's tf weight for the caller's statistics (average length over its units)."""

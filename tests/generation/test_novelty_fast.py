@@ -53,3 +53,8 @@ def test_novelty_counts_as_the_plain_loop(claim: str, stuff: str, names: list[st
     expected = plain_novelty(claim, stuff, tuple(names))
     assert novelty(claim, stuff, tuple(names)) == expected
     assert novelty(claim, stuff, tuple(names), bigrams(stuff)) == expected
+
+
+@given(st.text(max_size=30))
+def test_bigrams_are_the_two_character_slices(stuff: str) -> None:
+    assert bigrams(stuff) == frozenset(stuff[k : k + 2] for k in range(len(stuff) - 1))

@@ -125,7 +125,8 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
 
 
 def bigrams(stuff: str) -> frozenset[str]:
-    return frozenset(stuff[k : k + 2] for k in range(len(stuff) - 1))
+    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C)."""
+    return frozenset(map(str.__add__, stuff, stuff[1:]))
 
 
 def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozenset[str] | None = None) -> float:

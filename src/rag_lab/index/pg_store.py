@@ -500,13 +500,12 @@ class PgStore:
             dl = np.concatenate([np.frombuffer(n, "<i4") for _, _, n in blobs])
             if order is not None:
                 tf, dl = tf[order], dl[order]
+            tf_, dl_ = tf.astype(np.float64), dl.astype(np.float64)  # every weight: the rows hold tf and length
+            weights: npt.NDArray[np.float64] = tf_ * (k1 + 1) / (tf_ + k1 * (1 - b + b * dl_ / avg_len))
 
             def weight_of(pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
-                if pos is None:
-                    pos = np.searchsorted(ids, units)
-                tf_, dl_ = tf[pos].astype(np.float64), dl[pos].astype(np.float64)
-                weight: npt.NDArray[np.float64] = tf_ * (k1 + 1) / (tf_ + k1 * (1 - b + b * dl_ / avg_len))
-                return weight
+                found: npt.NDArray[np.float64] = weights[np.searchsorted(ids, units) if pos is None else pos]
+                return found
 
             return ids, weight_of
 

@@ -511,16 +511,15 @@ class Index:
                 by_at = np.argsort(at, kind="stable")
                 at, tf = at[by_at], tf[by_at]
             lengths, by_length = self._unit_lengths()
-            more_ids = ids[at]  # the units with tf > 1, ascending (as their positions)
+            more_ids = ids[at]  # the units with tf > 1, ascending (as their positions), and their weights
+            more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
 
             def weight_of(_pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
-                dl = lengths[units]
-                weight: npt.NDArray[np.float64] = by_length[dl]  # the weight of tf = 1, by unit length
+                weight: npt.NDArray[np.float64] = by_length[lengths[units]]  # the weight of tf = 1, by length
                 if more_ids.size and units.size:
                     k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
                     more = more_ids[k] == units
-                    if more.any():
-                        weight[more] = self._weight(tf[k[more]].astype(np.float64), dl[more].astype(np.float64))
+                    weight[more] = more_weights[k[more]]
                 return weight
 
             return ids, weight_of

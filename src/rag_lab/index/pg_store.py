@@ -31,6 +31,7 @@ from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.pg_pool import pool_for
 from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
+from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
 from rag_lab.records import Unit
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ _SELECT_UNIT = (
     "(SELECT f.acl FROM files f WHERE f.path = u.source AND f.error IS NULL) FROM units u"
 )
 _PIN_ATTEMPTS = 20
+POSTINGS_CACHE_BYTES = 64 * 1024 * 1024  # as index/store.py's
 INSTALL_HINT = "install the PostgreSQL store with: pip install 'rag-lab[postgresql]'"
 
 
@@ -118,9 +120,12 @@ def _row_to_unit(row: Sequence[Any]) -> Unit:
 class PgStore:
     """A read-only view of one generation of a PostgreSQL index (see module docstring)."""
 
-    def __init__(self, location: str, principal: Principal | None = None) -> None:
+    def __init__(
+        self, location: str, principal: Principal | None = None, postings_cache_bytes: int = POSTINGS_CACHE_BYTES
+    ) -> None:
         self.location = location
         self.principal = principal
+        self._postings_cache = PostingsCache(postings_cache_bytes)
         self._psycopg = require_psycopg()
         self._pool = pool_for(location)
         self._closed = False
@@ -135,6 +140,7 @@ class PgStore:
             self._walk_digest = meta.get("walk_digest", "")  # absent in generations built before it
             self.visible = visible_acls(acls, principal)
             self.unit_count = sum(int(n) for acl, n, _ in stats if acl in self.visible)
+            self._all_units = sum(int(n) for _, n, _ in stats)  # unit ids are 1..this, as in SQLite
             self.total_len = sum(int(t) for acl, _, t in stats if acl in self.visible)
         except (self._psycopg.Error, KeyError, ValueError, TypeError) as exc:
             self._pool.discard(self._db)
@@ -463,20 +469,45 @@ class PgStore:
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
-        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
-        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
+        return {term: (p.df, *p.whole()) for term, p in self.term_postings(terms).items()}
+
+    def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]:
+        """term → its visible postings, decoded only as far as asked (index/postings.py);
+        kept for the pinned generation in a cache of ``postings_cache_bytes``."""
+        wanted = [int(t) for t in dict.fromkeys(terms)]
+        found, missing = self._postings_cache.get(wanted)
+        if not missing:
+            return found
         parts: dict[int, list[tuple[bytes, bytes, bytes]]] = {}
         for term, ids, tfs, lens in self._query(
             "SELECT term, ids, tfs, lens FROM postings WHERE term = ANY(%s) AND acl = ANY(%s) ORDER BY term, acl",
-            ([int(t) for t in terms], self.visible),
+            (missing, self.visible),
         ):
             parts.setdefault(int(term), []).append((bytes(ids), bytes(tfs), bytes(lens)))
-        found = {}
-        for term, blobs in parts.items():
-            ids_ = np.concatenate([np.frombuffer(i, "<i4") for i, _, _ in blobs]).astype(np.int32)
-            tf = np.concatenate([np.frombuffer(t, "<i4") for _, t, _ in blobs]).astype(np.float64)
-            dl = np.concatenate([np.frombuffer(n, "<i4") for _, _, n in blobs]).astype(np.float64)
-            order = np.argsort(ids_, kind="stable")
-            weight = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
-            found[term] = (int(ids_.size), ids_[order], weight[order])
+        fetched = {term: self._term_postings(blobs) for term, blobs in parts.items()}
+        self._postings_cache.put(fetched)
+        found.update(fetched)
         return found
+
+    def _term_postings(self, blobs: list[tuple[bytes, bytes, bytes]]) -> TermPostings:
+        df = sum(len(i) // 4 for i, _, _ in blobs)
+        k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
+        avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
+
+        def decode() -> tuple[npt.NDArray[np.int32], WeightOf]:
+            ids, order = merge_pieces([(np.frombuffer(i, "<i4").astype(np.int32), None) for i, _, _ in blobs])
+            tf = np.concatenate([np.frombuffer(t, "<i4") for _, t, _ in blobs])
+            dl = np.concatenate([np.frombuffer(n, "<i4") for _, _, n in blobs])
+            if order is not None:
+                tf, dl = tf[order], dl[order]
+            tf_, dl_ = tf.astype(np.float64), dl.astype(np.float64)  # every weight: the rows hold tf and length
+            weights: npt.NDArray[np.float64] = tf_ * (k1 + 1) / (tf_ + k1 * (1 - b + b * dl_ / avg_len))
+
+            def weight_of(pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+                found: npt.NDArray[np.float64] = weights[np.searchsorted(ids, units) if pos is None else pos]
+                return found
+
+            return ids, weight_of
+
+        raw = sum(len(i) + len(t) + len(n) for i, t, n in blobs)
+        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)

@@ -21,6 +21,7 @@ from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
+from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.records import Unit
 
@@ -35,6 +36,11 @@ _WIDTHS: dict[int, np.dtype[Any]] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: 
 # SQLite's default limit on bound variables is 32766; stay well below it.
 _CHUNK = 900
 _SQLITE_HEADER = b"SQLite format 3\x00"
+POSTINGS_CACHE_BYTES = 64 * 1024 * 1024
+"""What an open Index keeps of the postings it read (index/postings.py; the server's: more)."""
+MEMO_ENTRIES = 1 << 17
+_UNSEEN = object()
+"""Names, keys and files' labels an open Index remembers (each memo is emptied when full)."""
 
 
 def stored_text(value: str | bytes) -> str:
@@ -96,9 +102,19 @@ class _OtherVersion(Exception):
 class Index:
     """A read-only view of one index file."""
 
-    def __init__(self, path: str | os.PathLike[str], principal: Principal | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        principal: Principal | None = None,
+        postings_cache_bytes: int = POSTINGS_CACHE_BYTES,
+    ) -> None:
         self.path = Path(path)
         self.principal = principal
+        self._postings_cache = PostingsCache(postings_cache_bytes)
+        # lookups remembered for this open version, as PgStore does (each emptied when full)
+        self._acl_of: dict[Any, str | None] = {}
+        self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty)
+        self._keys: dict[tuple[str, str], bool] = {}
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -186,10 +202,21 @@ class Index:
                 f"index {str(self.path)!r} cannot be read ({exc}); rebuild it with `rag-lab index ROOT`"
             ) from None
 
+    def _remembered(self, memo: dict[Any, Any]) -> dict[Any, Any]:
+        """A lookup memo of this open version (the file never changes), emptied when full."""
+        if len(memo) >= MEMO_ENTRIES:
+            memo.clear()
+        return memo
+
     def may_see(self, unit: Unit) -> bool:
         """By the index's record of the unit's file, never by the unit dict's own claim."""
-        rows = self._query("SELECT acl FROM files WHERE path = ? AND error IS NULL", (unit.get("source"),))
-        acl = rows[0][0] if rows else unit.get("acl", PUBLIC)  # unknown paths: verification decides
+        source = unit.get("source")
+        memo = self._remembered(self._acl_of)
+        known = memo.get(source, _UNSEEN)
+        if known is _UNSEEN:
+            rows = self._query("SELECT acl FROM files WHERE path = ? AND error IS NULL", (source,))
+            known = memo[source] = rows[0][0] if rows else None
+        acl = known if known is not None else unit.get("acl", PUBLIC)  # unknown paths: verification decides
         return acl in self.visible and unit.get("acl", PUBLIC) in self.visible
 
     @property
@@ -284,17 +311,20 @@ class Index:
     # -- names ---------------------------------------------------------------------------
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         """Which of ``candidates`` are names in the corpus, and of what ("subject", "field")."""
-        wanted = sorted(set(candidates))
-        known: dict[str, set[str]] = {}
-        for chunk in _chunks(wanted):
+        memo = self._remembered(self._kinds)
+        known = {n: memo.get(n) for n in sorted(set(candidates))}
+        fetched: dict[str, set[str]] = {n: set() for n, kinds in known.items() if kinds is None}  # absent: empty
+        for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
             for name, kind in self._query(
                 f"SELECT s.name, n.kind FROM strings s JOIN names n ON n.name = s.id "
                 f"WHERE s.name IN ({marks}) AND n.{{visible}}",
                 chunk,
             ):
-                known.setdefault(name, set()).add(_KINDS[kind])
-        return known
+                fetched[name].add(_KINDS[kind])
+        memo.update(fetched)  # published whole (other threads may read the memo meanwhile)
+        known.update(fetched)
+        return {n: set(kinds) for n, kinds in known.items() if kinds}
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
         """folded text → {(name, kind)} of the names that fold to it (itself included)."""
@@ -313,11 +343,15 @@ class Index:
         return found
 
     def has_key(self, subject: str, field: str) -> bool:
-        rows = self._query(
-            f"SELECT 1 FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} LIMIT 1",
-            (subject, field),
-        )
-        return bool(rows)
+        memo = self._remembered(self._keys)
+        found = memo.get((subject, field))
+        if found is None:
+            rows = self._query(
+                f"SELECT 1 FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} LIMIT 1",
+                (subject, field),
+            )
+            found = memo[(subject, field)] = bool(rows)
+        return found
 
     def subjects_with_field(self, field: str, limit: int) -> list[str]:
         rows = self._query(
@@ -426,40 +460,71 @@ class Index:
         self, terms: Sequence[int]
     ) -> dict[int, tuple[int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """term → (visible df, unit ids ascending, BM25 tf weights) over the caller's units only."""
-        parts: dict[int, list[tuple[npt.NDArray[np.int32], bytes | None]]] = {}
+        return {term: (p.df, *p.whole()) for term, p in self.term_postings(terms).items()}
+
+    def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]:
+        """term → its visible postings, decoded only as far as asked (index/postings.py);
+        kept for this open version in a cache of ``postings_cache_bytes``."""
+        wanted = [int(t) for t in dict.fromkeys(terms)]
+        found, missing = self._postings_cache.get(wanted)
+        if not missing:
+            return found
+        rows: dict[int, list[tuple[int, int, bytes | None, bytes | None]]] = {}
         span = self._acl_span
-        keys = [int(t) * span + a for t in dict.fromkeys(terms) for a in self._acl_codes]
+        keys = [t * span + a for t in missing for a in self._acl_codes]
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             for key, df, first, deltas, tfs in self._query(
                 f"SELECT key, df, first, deltas, tfs FROM postings WHERE key IN ({marks}) ORDER BY key", chunk
             ):
-                ids = np.empty(df, np.int32)
+                rows.setdefault(key // span, []).append((df, first, deltas, tfs))
+        fetched = {term: self._term_postings(pieces) for term, pieces in rows.items()}
+        self._postings_cache.put(fetched)
+        found.update(fetched)
+        return found
+
+    def _term_postings(self, pieces: list[tuple[int, int, bytes | None, bytes | None]]) -> TermPostings:
+        df = sum(p[0] for p in pieces)
+        raw = sum(len(p[2] or b"") + len(p[3] or b"") for p in pieces)
+
+        def decode() -> tuple[npt.NDArray[np.int32], WeightOf]:
+            decoded = []
+            for count, first, deltas, tfs in pieces:
+                ids = np.empty(count, np.int32)
                 ids[0] = first
-                if df > 1:
-                    gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (df - 1)])
+                if count > 1 and deltas is not None:
+                    gaps = np.frombuffer(deltas, _WIDTHS[len(deltas) // (count - 1)])
                     np.cumsum(gaps, out=ids[1:], dtype=np.int32)
                     ids[1:] += first
-                parts.setdefault(key // span, []).append((ids, tfs))
-        if not parts:
-            return {}
-        lengths, by_length = self._unit_lengths()
-        found = {}
-        for term, blobs in parts.items():
-            pieces = []
-            for ids, tfs in blobs:
-                dl = lengths[ids]
-                weight = by_length[dl]  # the weight of tf = 1, by unit length
+                at, tf = (np.zeros(0, np.int32),) * 2
                 if tfs is not None:
                     at, tf = np.frombuffer(tfs, "<i4").reshape(-1, 2).T
-                    weight[at] = self._weight(tf.astype(np.float64), dl[at].astype(np.float64))
-                pieces.append((ids, weight))
-            ids, weight = pieces[0] if len(pieces) == 1 else (np.concatenate(x) for x in zip(*pieces, strict=True))
-            if len(pieces) > 1:
-                order = np.argsort(ids, kind="stable")
-                ids, weight = ids[order], weight[order]
-            found[term] = (int(ids.size), ids, weight)
-        return found
+                decoded.append((ids, at, tf))
+            ids, order = merge_pieces([(d[0], None) for d in decoded])
+            at, tf = decoded[0][1], decoded[0][2]
+            if order is not None:  # tf exceptions by their position in the merged list
+                where = np.empty(order.size, np.intp)
+                where[order] = np.arange(order.size)
+                offsets = np.cumsum([0] + [d[0].size for d in decoded[:-1]])
+                at = np.concatenate([where[o + d[1]] for o, d in zip(offsets, decoded, strict=True)])
+                tf = np.concatenate([d[2] for d in decoded])
+                by_at = np.argsort(at, kind="stable")
+                at, tf = at[by_at], tf[by_at]
+            lengths, by_length = self._unit_lengths()
+            more_ids = ids[at]  # the units with tf > 1, ascending (as their positions), and their weights
+            more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
+
+            def weight_of(_pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
+                weight: npt.NDArray[np.float64] = by_length[lengths[units]]  # the weight of tf = 1, by length
+                if more_ids.size and units.size:
+                    k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
+                    more = more_ids[k] == units
+                    weight[more] = more_weights[k[more]]
+                return weight
+
+            return ids, weight_of
+
+        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
 
     def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """BM25's tf weight for the caller's statistics (average length over its units)."""

@@ -36,8 +36,12 @@ Scores = npt.NDArray[np.float64]
 
 
 def bm25(question: str, index: Store) -> tuple[Ids, Scores, float]:
-    """Unit ids (ascending), their BM25 scores, and the ceiling no unit's score can reach."""
-    postings = index.postings(query_terms(question))
+    """Unit ids (ascending), their BM25 scores, and the ceiling no unit's score can reach.
+
+    Only the pool's terms are weighed whole; a common term is looked up at the candidates
+    (``TermPostings.weights_at``), so its tf weights are computed for the hits alone.
+    """
+    postings = index.term_postings(query_terms(question))
     if not postings:  # the ceiling of no score is 0; the lift must still be positive
         return np.zeros(0, np.int64), np.zeros(0), 1.0
     total = index.unit_count
@@ -46,19 +50,18 @@ def bm25(question: str, index: Store) -> tuple[Ids, Scores, float]:
     def idf(df: int) -> float:
         return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
-    by_df = sorted(postings.items(), key=lambda item: (item[1][0], item[0]))
-    pool = [item for item in by_df if item[1][0] <= POOL_MAX_DF] or by_df[:1]
+    by_df = sorted(postings.items(), key=lambda item: (item[1].df, item[0]))
+    pool = [item for item in by_df if item[1].df <= POOL_MAX_DF] or by_df[:1]
     rest = by_df[len(pool) :]
-    ids = np.concatenate([p[1] for _, p in pool])
-    weights = np.concatenate([p[2] * idf(p[0]) for _, p in pool])
+    wholes = [p.whole() for _, p in pool]
+    ids = np.concatenate([w[0] for w in wholes])
+    weights = np.concatenate([w[1] * idf(p.df) for w, (_, p) in zip(wholes, pool, strict=True)])
     unique, inverse = np.unique(ids, return_inverse=True)
     scores: Scores = np.bincount(inverse, weights=weights).astype(np.float64)
-    for _, (df, term_ids, term_weights) in rest:
-        pos = np.searchsorted(term_ids, unique)
-        pos_in = np.minimum(pos, term_ids.size - 1)
-        hit = term_ids[pos_in] == unique
-        scores[hit] += term_weights[pos_in[hit]] * idf(df)
-    ceiling = (k1 + 1) * sum(idf(df) for df, _, _ in postings.values())
+    for _, term in rest:
+        hit, term_weights = term.weights_at(unique)
+        scores[hit] += term_weights * idf(term.df)
+    ceiling = (k1 + 1) * sum(idf(p.df) for p in postings.values())
     return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
 
 

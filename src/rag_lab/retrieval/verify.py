@@ -9,6 +9,7 @@ units are verified many times is read, hashed and decoded once.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -50,6 +51,7 @@ class SourceReader:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self.real_root = self.root.resolve()
+        self._real_root_text = str(self.real_root)
         self._cache: dict[str, tuple[bytes | None, str | None]] = {}
         self._digests: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
@@ -75,12 +77,32 @@ class SourceReader:
             return None, f"source path {source!r} is absolute; it must be relative to ROOT"
         if ".." in posix.parts:
             return None, f"source path {source!r} climbs out with '..'"
-        target = (self.root / posix).resolve()
+        target = self._inside(posix.parts)
+        if target is None:
+            target = (self.root / posix).resolve()
         try:
             target.relative_to(self.real_root)
         except ValueError:
             return None, f"source path {source!r} resolves outside ROOT (symlink escape)"
         return target, None
+
+    def _inside(self, parts: tuple[str, ...]) -> Path | None:
+        """``(ROOT / parts).resolve()`` without resolving ROOT again: when no part below the
+        resolved ROOT is a symlink (one ``lstat`` per part, as ``realpath`` does; ``..`` is
+        refused before), the real path is the resolved ROOT joined with the parts. None at a
+        symlink: the caller resolves the whole path."""
+        if os.sep != "/":  # pragma: no cover - the joins below are POSIX paths
+            return None
+        current = self._real_root_text
+        for part in parts:
+            current = current + "/" + part if current != "/" else "/" + part
+            try:
+                mode = os.lstat(current).st_mode
+            except OSError:  # absent (or unreadable): realpath keeps the rest as written
+                break
+            if stat.S_ISLNK(mode):
+                return None
+        return Path(self._real_root_text, *parts)
 
     def read(self, source: str) -> tuple[bytes | None, str | None]:
         if source not in self._cache:

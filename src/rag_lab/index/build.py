@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from rag_lab.data import Progress, read_record
+from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_bytes, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
@@ -39,6 +39,7 @@ from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
+from rag_lab.index.rows import compact_text, field_rows
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text, unit_terms
@@ -372,51 +373,88 @@ def extract_batch(
     rules: AccessRules,
     max_file_bytes: int = MAX_FILE_BYTES,
     first_file: int = 1,
+    *,
+    fast: bool = True,
 ) -> Batch:
     """Read, hash and parse ``items`` (see :class:`Batch`); ``first_file``: the files-table id
-    of ``items[0]`` (ids are 1.. in path order, one per corpus file)."""
+    of ``items[0]`` (ids are 1.. in path order, one per corpus file). ``fast``: documents of
+    field lines and blank lines only become rows directly (index/rows.py; same batch as without)."""
     batch = Batch()
     texts: list[str] = []
     names = batch.names
     for number, item in enumerate(items, first_file):
-        rec = read_record(root, item, rules, max_file_bytes)
-        if rec.error is None and not rec.units and rec.kind != "access":
+        if item.kind != "document":
+            _add_record(batch, texts, read_record(root, item, rules, max_file_bytes), number)
+            continue
+        rec, data = read_bytes(root, item, max_file_bytes)
+        sha, found = rec.sha256, None
+        if data is not None and sha is not None and fast:
+            acl, problem = rules.label(rec.path, [])
+            found = field_rows(rec.path, data, sha, number, acl)
+        if found is None or sha is None:
+            _add_record(batch, texts, labelled(rec if data is None else parsed_record(rec, data), rules), number)
+            continue
+        rows, unit_texts = found
+        if not rows:
             batch.without_units += 1
         fp = rec.fingerprint
         batch.files.append(
             (
-                rec.path,
-                rec.kind,
-                fp and fp.size,
-                None if rec.sha256 is None else bytes.fromhex(rec.sha256),
-                fp and fp.mtime_ns,
-                fp and fp.ctime_ns,
-                fp and fp.inode,
-                rec.error,
-                rec.acl,
+                rec.path, "document", fp and fp.size, bytes.fromhex(sha), fp and fp.mtime_ns,
+                fp and fp.ctime_ns, fp and fp.inode, None, acl,
             )
-        )
-        if rec.error is not None:
-            batch.errors.append({"path": rec.path, "error": rec.error})
-        batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
-        for line_number, text in sorted(rec.warning_lines.items()):
-            about = warned_name(text)
-            if about is not None:
-                batch.warning_lines.append((rec.path, line_number, text, *about))
-        pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
-        while pending:
-            unit = pending.pop()
-            acl = unit.get("acl", PUBLIC)
-            if unit["modality"] == "image":
-                batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
-            batch.units.append(_unit_row(unit, number, acl))
-            texts.append(search_text(unit))
-            for kind in ("subject", "field"):
-                if unit[kind] is not None:
-                    key = (unit[kind], kind, acl)
-                    names[key] = names.get(key, 0) + 1
+        )  # fmt: skip
+        if problem is not None:
+            batch.warnings.append((rec.path, 0, f"access: {problem}"))
+        for row in rows:
+            key = (row[6], "subject", acl)
+            names[key] = names.get(key, 0) + 1
+            key = (row[7], "field", acl)
+            names[key] = names.get(key, 0) + 1
+        batch.units.extend(rows)
+        texts.extend(unit_texts)
     batch.codes, batch.terms = _terms_in_slices(texts)
     return batch
+
+
+def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) -> None:
+    """One file's record (read and parsed the full way) added to ``batch``; its search texts to ``texts``."""
+    names = batch.names
+    if rec.error is None and not rec.units and rec.kind != "access":
+        batch.without_units += 1
+    fp = rec.fingerprint
+    batch.files.append(
+        (
+            rec.path,
+            rec.kind,
+            fp and fp.size,
+            None if rec.sha256 is None else bytes.fromhex(rec.sha256),
+            fp and fp.mtime_ns,
+            fp and fp.ctime_ns,
+            fp and fp.inode,
+            rec.error,
+            rec.acl,
+        )
+    )
+    if rec.error is not None:
+        batch.errors.append({"path": rec.path, "error": rec.error})
+    batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
+    for line_number, text in sorted(rec.warning_lines.items()):
+        about = warned_name(text)
+        if about is not None:
+            batch.warning_lines.append((rec.path, line_number, text, *about))
+    pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+    while pending:
+        unit = pending.pop()
+        acl = unit.get("acl", PUBLIC)
+        if unit["modality"] == "image":
+            batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
+        batch.units.append(_unit_row(unit, number, acl))
+        texts.append(search_text(unit))
+        for kind in ("subject", "field"):
+            if unit[kind] is not None:
+                key = (unit[kind], kind, acl)
+                names[key] = names.get(key, 0) + 1
 
 
 def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -425,14 +463,6 @@ def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArr
         return unit_terms(texts)
     parts = [unit_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
-
-
-def compact_text(text: str) -> str | bytes:
-    """``text`` as stored: UTF-8 TEXT, or a UTF-16-LE BLOB when that is shorter (most Chinese)."""
-    if text.isascii():
-        return text
-    # 2 bytes per character in UTF-16 (4 for the rare astral ones: then at worst not the shorter)
-    return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
 
 
 def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:

@@ -15,7 +15,8 @@ from rag_lab.data import parsed_record, read_bytes
 from rag_lab.data.access import AccessRules
 from rag_lab.data.corpus import walk
 from rag_lab.index import build
-from rag_lab.index.rows import field_rows
+from rag_lab.index.rows import batch_terms, field_rows
+from rag_lab.index.terms import unit_terms
 
 SUBJECTS = ["文科楼共享观测站", "主楼", "Lab A", "表情😀", "e\u0301号楼", "ＣＰＵ室", "a：b"]
 NAMES = ["开放时间", "地点", "容量", "CPU", "电话号码", "注意：", "Ⅻ", "主 题"]
@@ -174,3 +175,28 @@ def test_the_generated_corpus_shape_is_fast_and_others_are_not() -> None:
         "主题：甲\r\n字段：值\r\n",
     ]:
         assert field_rows("a.md", odd.encode(), "ab" * 32, 5, "") is None
+
+
+TERM_CHARS = "甲乙丙 　，。：！_ａＡＢｚ０9Aaß\u0301e😀𠀀Ⅻ\x01\0\u2028-x①ﬁ"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(TERM_CHARS), max_size=12), max_size=8))
+def test_batch_terms_are_unit_terms(texts: list[str]) -> None:
+    expected = unit_terms(texts)
+    codes, counts = batch_terms(texts)
+    assert codes.tolist() == expected[0].tolist() and counts.tolist() == expected[1].tolist()
+    assert codes.dtype == expected[0].dtype and counts.dtype == expected[1].dtype
+
+
+def test_batch_terms_of_every_code_point_class() -> None:
+    """Every BMP code point once (surrogates but one excluded), and astral ones: the same terms."""
+    texts = [
+        "".join(chr(c) for c in range(s, s + 2048) if not 0xD800 <= c < 0xE000 and c > 1)
+        for s in range(0, 0x10000, 2048)
+    ]
+    texts += ["𠀀𠀁😀😁\U000e0100\U0001d400\U0001d401x"]
+    codes, counts = batch_terms(texts)
+    expected = unit_terms(texts)
+    assert codes.tolist() == expected[0].tolist() and counts.tolist() == expected[1].tolist()
+    assert codes.size > 50_000

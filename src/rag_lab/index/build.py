@@ -40,10 +40,10 @@ from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
-from rag_lab.index.rows import compact_text, field_rows
+from rag_lab.index.rows import batch_terms, compact_text, field_rows
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import SpillFile, merged, whole_terms
-from rag_lab.index.terms import search_text, unit_terms
+from rag_lab.index.terms import search_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
@@ -459,10 +459,10 @@ def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) ->
 
 
 def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """``unit_terms(texts)``, TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
+    """``unit_terms(texts)`` (as ``batch_terms``), TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
     if len(texts) <= TERMS_SLICE:
-        return unit_terms(texts)
-    parts = [unit_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
+        return batch_terms(texts)
+    parts = [batch_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 

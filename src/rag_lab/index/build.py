@@ -719,10 +719,11 @@ class _Units:
         self._held, self._held_units = [], 0
         n, buckets = len(rows), len(self._chunks)
         bucket = _top_bits(rows, self._bits)
-        order = np.argsort(bucket, kind="stable")
+        narrow = bucket.astype(np.uint16)  # < 1 << 16 buckets: a stable argsort of uint16 is a radix sort
+        order = np.argsort(narrow, kind="stable")
         counts = np.bincount(bucket, minlength=buckets)
         starts = np.cumsum(counts) - counts
-        code_order = np.argsort(np.repeat(bucket, terms), kind="stable")
+        code_order = np.argsort(np.repeat(narrow, terms), kind="stable")
         code_counts = np.bincount(bucket, weights=terms, minlength=buckets).astype(np.int64)
         codes = codes[code_order]
         del code_order

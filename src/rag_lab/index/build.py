@@ -501,6 +501,9 @@ def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
     )
 
 
+ROW_WIDTH = 15  # columns of a staged unit row (_unit_row)
+
+
 class _Batches(Iterator[Batch]):
     """Batches in path order; from forked workers when the corpus is large, else in-process."""
 
@@ -807,7 +810,7 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     with ThreadPoolExecutor(max_workers=1) as pool:
         for rows, codes, terms, images in units.buckets():
             n = len(rows)
-            columns = list(zip(*rows, strict=True))  # transposed in C: no Python per row below
+            columns = list(zip(*rows, strict=True)) or [()] * ROW_WIDTH  # transposed in C: no Python per row below
             order = _evidence_order(rows, columns[0])
             rowids = np.empty(n, dtype=np.int64)
             rowids[order] = np.arange(first, first + n, dtype=np.int64)

@@ -501,9 +501,6 @@ def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
     )
 
 
-ROW_WIDTH = 15  # columns of a staged unit row (_unit_row)
-
-
 class _Batches(Iterator[Batch]):
     """Batches in path order; from forked workers when the corpus is large, else in-process."""
 
@@ -683,7 +680,7 @@ class _Units:
             self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
-        self.acl_names.update(map(operator.itemgetter(-1), batch.units))
+        self.acl_names.update(map(_LAST, batch.units))
         self._held.append((batch.units, batch.codes, batch.terms, batch.images))
         self._held_units += len(batch.units)
         if self._held_units >= FLUSH_UNITS and self._tmp is not None:
@@ -761,6 +758,9 @@ def _joined(pieces: list[_Piece]) -> _Piece:
     return rows, codes, terms, images
 
 
+_FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
+
+
 def _picked(rows: list[tuple[Any, ...]], where: list[int]) -> list[tuple[Any, ...]]:
     """``[rows[i] for i in where]``, gathered in C."""
     return [rows[where[0]]] if len(where) == 1 else list(operator.itemgetter(*where)(rows))
@@ -770,16 +770,14 @@ def _top_bits(rows: list[tuple[Any, ...]], bits: int) -> npt.NDArray[np.intp]:
     """The bucket of each row: the top ``bits`` bits of its evidence digest."""
     if bits == 0:
         return np.zeros(len(rows), dtype=np.intp)
-    digests = np.frombuffer(b"".join(map(operator.itemgetter(0), rows)), dtype=np.uint8).reshape(len(rows), 12)
+    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
     high = digests[:, :2].copy().view(">u2").ravel()
     return (high >> (16 - bits)).astype(np.intp)
 
 
-def _evidence_order(rows: list[tuple[Any, ...]], eids: Sequence[bytes] | None = None) -> npt.NDArray[np.intp]:
-    """Positions of ``rows`` in evidence_id order (the ids' hex digits order like their bytes);
-    ``eids``: their first column, when already at hand."""
-    joined = b"".join(row[0] for row in rows) if eids is None else b"".join(eids)
-    digests = np.frombuffer(joined, dtype=np.uint8).reshape(len(rows), 12)
+def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
+    """Positions of ``rows`` in evidence_id order (the ids' hex digits order like their bytes)."""
+    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
     high = digests[:, :8].copy().view(">u8").ravel()
     low = digests[:, 8:].copy().view(">u4").ravel()
     return np.lexsort((low, high))
@@ -810,24 +808,23 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     with ThreadPoolExecutor(max_workers=1) as pool:
         for rows, codes, terms, images in units.buckets():
             n = len(rows)
-            columns = list(zip(*rows, strict=True)) or [()] * ROW_WIDTH  # transposed in C: no Python per row below
-            order = _evidence_order(rows, columns[0])
+            order = _evidence_order(rows)
             rowids = np.empty(n, dtype=np.int64)
             rowids[order] = np.arange(first, first + n, dtype=np.int64)
-            group = np.fromiter(map(code_of.__getitem__, columns[-1]), dtype=np.int64, count=n)
+            group = np.fromiter(map(code_of.__getitem__, map(_LAST, rows)), dtype=np.int64, count=n)
             doc_len[rowids] = terms
             stats[:, 0] += np.bincount(group, minlength=n_groups)
             stats[:, 1] += np.bincount(group, weights=terms, minlength=n_groups).astype(np.int64)
             keys = pool.submit(_bucket_keys, codes, terms, rowids, group, span, width, vocab)
             db.executemany(
                 "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                _ordered_rows(columns, order.tolist(), string_id, code_of, first),
+                _ordered_rows(rows, order.tolist(), string_id, code_of, first),
             )
             db.executemany(
                 "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
                 sorted((int(rowids[i]), c, s, sh, code_of[rows[i][-1]]) for i, c, s, sh in images),
             )
-            del rows, codes, columns
+            del rows, codes
             if units.spill is not None:
                 runs.append(units.spill.put(keys.result()))
             else:
@@ -898,22 +895,18 @@ def _key_slices(
 
 
 def _ordered_rows(
-    columns: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int], first: int = 1
+    rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int], first: int = 1
 ) -> Iterator[tuple[Any, ...]]:
-    """Units-table rows, ids ``first``.. in ``order``, from the staged rows' ``columns`` (subject,
-    field and ACL turned into ids); zipped in C, as executemany consumes them."""
-    if not order:
-        return iter(())
-    if len(order) == 1:
-        picked = [(column[order[0]],) for column in columns]
-    else:
-        gather = operator.itemgetter(*order)
-        picked = [gather(column) for column in columns]
-    ids = string_id.get  # None (no subject or field) stays None
-    return zip(
-        range(first, first + len(order)), *picked[:6], map(ids, picked[6]), map(ids, picked[7]),
-        *picked[8:14], map(code_of.__getitem__, picked[14]), strict=True,
-    )  # fmt: skip
+    # row by row: one random access per row (gathering column by column was slower: 15 per row)
+    for uid, i in enumerate(order, first):
+        r = rows[i]
+        subject, field_name = r[6], r[7]
+        yield (
+            uid, r[0], r[1], r[2], r[3], r[4], r[5],
+            None if subject is None else string_id[subject],
+            None if field_name is None else string_id[field_name],
+            r[8], r[9], r[10], r[11], r[12], r[13], code_of[r[14]],
+        )  # fmt: skip
 
 
 def _length_rows(doc_len: npt.NDArray[np.int32]) -> Iterator[tuple[int, bytes]]:

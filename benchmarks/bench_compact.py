@@ -11,6 +11,10 @@ its workers, peak RSS), the index bytes, then in a fresh process per code: ``que
 the three questions of ``bench_query.questions_for`` (each run paired with a stat walk just
 before it), and the request without the walk (``run_request`` on one open index) p50 / p95.
 Medians over runs. Writes ``benchmarks/out/compact_<docs>.json``.
+
+After each build the SHA-256 of every table's rows (and of the whole file) is recorded, and the
+run ends by saying whether every build of every code wrote the same tables (a build change
+must not alter one stored byte). ``--no-questions``: time the builds only.
 """
 
 from __future__ import annotations
@@ -91,6 +95,26 @@ def env_for(src: Path | None) -> dict[str, str]:
     return env
 
 
+def table_digests(index: Path) -> dict[str, str]:
+    """SHA-256 of every table's rows in key order (what the two codes' builds must share), and of the file."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        out = {}
+        for name in names:
+            digest = hashlib.sha256()
+            for row in db.execute(f"SELECT * FROM {name} ORDER BY 1, 2"):
+                digest.update(repr(row).encode())
+            out[name] = digest.hexdigest()[:16]
+    finally:
+        db.close()
+    with open(index, "rb") as handle:
+        out["(file bytes)"] = hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+    return out
+
+
 def build(root: Path, src: Path | None) -> dict[str, Any]:
     index = root / ".rag_lab" / "index.sqlite"
     script = (
@@ -107,6 +131,7 @@ def build(root: Path, src: Path | None) -> dict[str, Any]:
     )
     found: dict[str, Any] = json.loads(proc.stdout)
     found["index_bytes"] = index.stat().st_size
+    found["tables"] = table_digests(index)
     return found
 
 
@@ -133,9 +158,10 @@ def main() -> None:
     ap.add_argument("--query-runs", type=int, default=7)
     ap.add_argument("--base-src", type=Path, default=None, help="src folder of the code to compare with")
     ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--no-questions", action="store_true", help="the build only (no query_once runs)")
     args = ap.parse_args()
     root = ensure_corpus(args.out, args.docs)
-    questions = questions_for(args.out, args.docs)
+    questions = {} if args.no_questions else questions_for(args.out, args.docs)
     codes: dict[str, Path | None] = {"this": None}
     if args.base_src is not None:
         codes = {"base": args.base_src.resolve(), "this": None}
@@ -149,7 +175,7 @@ def main() -> None:
             walk = time.perf_counter() - began
             row = {"floor_s": wall, "floor_cpu_s": cpu, "stat_walk_s": walk, "load": os.getloadavg()[0]}
             row.update(build(root, src))
-            row["questions"] = ask(root, src, args.query_runs, questions)
+            row["questions"] = ask(root, src, args.query_runs, questions) if questions else {}
             report["runs"][name].append(row)
             print(f"run {run + 1} {name}: {json.dumps(row)}", flush=True)
     corpus = report["corpus_bytes"]
@@ -170,6 +196,11 @@ def main() -> None:
                 f"walk {median_of(qs, 'stat_walk_ms'):7.1f} ms, ratio {median_of(qs, 'ratio'):.2f}; "
                 f"rest p50 {median_of(qs, 'rest_p50_ms'):.2f} / p95 {median_of(qs, 'rest_p95_ms'):.2f} ms"
             )
+    digests = {json.dumps(r["tables"], sort_keys=True) for rows in report["runs"].values() for r in rows}
+    print("index tables identical across codes and runs:", len(digests) == 1)
+    if len(digests) != 1:
+        for name, rows in report["runs"].items():
+            print(f"  {name}: {[r['tables'] for r in rows]}")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"compact_{args.docs}.json").write_text(json.dumps(report, indent=1))
 

@@ -106,7 +106,10 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
     t.wrap(data, "parse_document", "parse_document")
     t.wrap(build, "search_text", "unit rows (search_text, _unit_row)")
     t.wrap(build, "_unit_row", "unit rows (search_text, _unit_row)")
-    t.wrap(build, "unit_terms", "terms (unit_terms)")
+    t.wrap(build, "unit_terms" if hasattr(build, "unit_terms") else "batch_terms", "terms (unit_terms)")
+    if hasattr(build, "field_rows"):  # the fast path (issue 18, build4): rows without parse_document
+        t.wrap(build, "read_bytes", "read (open + read)")
+        t.wrap(build, "field_rows", "fast rows (field_rows)")
     t.wrap(build, "extract_batch", "batch assembly (extract_batch rest)")
     t.wrap(build._Units, "add", "units: batch bookkeeping (parent)")
     t.wrap(build, "_write_units", "units: id order, names, images (rest)")

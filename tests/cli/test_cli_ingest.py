@@ -270,7 +270,7 @@ def test_a_file_over_the_size_limit_is_a_clear_per_file_error(
 
 def test_a_file_is_never_read_past_the_limit(make_corpus: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Decided from stat first; and if the file grew since, at most limit + 1 bytes are read."""
-    import builtins
+    import os
 
     from rag_lab.data import read_record
     from rag_lab.data.corpus import walk
@@ -278,26 +278,16 @@ def test_a_file_is_never_read_past_the_limit(make_corpus: Any, monkeypatch: pyte
     root = make_corpus({"documents/a.md": "主题：甲\n" + "字段：值\n" * 100})
     item = next(iter(walk(root)))
     reads: list[int] = []
-    real_open = builtins.open
+    real_read = os.read
 
-    class Handle:
-        def __init__(self, handle: Any) -> None:
-            self._h = handle
+    def read(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
 
-        def __enter__(self) -> Handle:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self._h.close()
-
-        def read(self, n: int = -1) -> bytes:
-            reads.append(n)
-            return bytes(self._h.read(n))
-
-    monkeypatch.setattr(builtins, "open", lambda *a, **k: Handle(real_open(*a, **k)))
+    monkeypatch.setattr(os, "read", read)
     record = read_record(root, item, max_file_bytes=100)
     assert record.error is not None and "over the per-file limit of 100 bytes" in record.error
     assert reads == []  # never opened: the walk's size decided
     shrunk = type(item)(item.path, item.kind, type(item.fingerprint)(10, 0, 0, 0))  # stale stat: "10 bytes"
     record = read_record(root, shrunk, max_file_bytes=100)
-    assert reads == [101] and record.error is not None and "grew past the per-file limit" in record.error
+    assert sum(reads) == 101 and reads[0] == 11 and record.error is not None and "grew past the per-file limit" in record.error

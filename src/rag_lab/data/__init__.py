@@ -66,11 +66,15 @@ def read_record(
     A file over ``max_file_bytes`` is an error record, decided from its size before reading
     (and never read past the limit, should it grow meanwhile).
     """
-    record = _read_record(root, item, max_file_bytes)
-    if item.kind in ("access", "aliases"):
+    return labelled(_read_record(root, item, max_file_bytes), rules)
+
+
+def labelled(record: FileRecord, rules: AccessRules | None = None) -> FileRecord:
+    """``record`` with its access label (and a warning when the label cannot be read)."""
+    if record.kind in ("access", "aliases"):
         return record
     inline = record.access if record.error is None else []
-    acl, problem = (rules or AccessRules([])).label(item.path, inline)
+    acl, problem = (rules or AccessRules([])).label(record.path, inline)
     record.acl = NOBODY if record.error is not None else acl
     if problem is not None:
         record.warnings.append((0, f"access: {problem}"))
@@ -90,33 +94,64 @@ def too_large(size: int | None, limit: int) -> str:
 
 
 def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> FileRecord:
+    record, data = read_bytes(root, item, limit)
+    return record if data is None else parsed_record(record, data)
+
+
+def read_bytes(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> tuple[FileRecord, bytes | None]:
+    """Read and hash one corpus file: its record (SHA-256 set) and bytes, or (its error record, None)."""
     record = FileRecord(item.path, item.kind, None, item.fingerprint, item.error)
     if item.error is not None:
-        return record
+        return record, None
     if item.fingerprint is not None and item.fingerprint.size > limit:
         record.error = too_large(item.fingerprint.size, limit)
-        return record
+        return record, None
     try:
-        with open(os.path.join(root, item.path), "rb") as handle:
-            data = handle.read(limit + 1)
+        data = _read_at_most(os.path.join(root, item.path), limit + 1, item.fingerprint)
     except OSError as exc:
         record.error = f"cannot read: {exc.strerror}"
-        return record
+        return record, None
     if len(data) > limit:  # it grew after the walk: never read (or hold) more than the limit
         record.error = too_large(None, limit)
-        return record
+        return record, None
     record.sha256 = sha256_hex(data)
+    return record, data
+
+
+def _read_at_most(path: str, most: int, fingerprint: Fingerprint | None) -> bytes:
+    """The file's bytes, at most ``most`` of them. Plain ``os.read`` calls sized from the walk's
+    stat (a buffered ``read(most)`` allocates ``most`` bytes first: 16 MiB per small file)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        if item.kind == "access":
+        parts, left = [], most
+        size = min(most, (0 if fingerprint is None else fingerprint.size) + 1)  # + 1: sees a file that grew
+        while left > 0:
+            part = os.read(fd, size)
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+            size = min(left, max(size, 1 << 16))
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 1 else b"".join(parts)  # b"": an empty file
+
+
+def parsed_record(record: FileRecord, data: bytes) -> FileRecord:
+    """``record`` (from :func:`read_bytes`) with the units, warnings and access lines of ``data``,
+    or with its parse error; not yet labelled (:func:`labelled`)."""
+    assert record.sha256 is not None
+    try:
+        if record.kind == "access":
             return record
-        if item.kind == "aliases":  # ROOT/aliases.tsv: validated here, so the index reports it
+        if record.kind == "aliases":  # ROOT/aliases.tsv: validated here, so the index reports it
             try:
                 parse_aliases(data, ALIAS_FILE)
             except AliasFileError as exc:
-                raise SourceFileError(item.path, str(exc).removeprefix(f"{ALIAS_FILE}: ")) from None
+                raise SourceFileError(record.path, str(exc).removeprefix(f"{ALIAS_FILE}: ")) from None
             return record
-        if item.kind == "document":
-            parsed = parse_document(item.path, data, record.sha256)
+        if record.kind == "document":
+            parsed = parse_document(record.path, data, record.sha256)
             record.units, record.warnings, record.access = parsed.units, parsed.warnings, parsed.access
             if parsed.warnings:  # parse_document decoded the bytes: this decode cannot fail
                 record.warning_lines = _lines_of(data.decode("utf-8"), {line for line, _ in parsed.warnings})
@@ -124,9 +159,9 @@ def _read_record(root: Path, item: CorpusFile, limit: int = MAX_FILE_BYTES) -> F
             from rag_lab.data.images import ImageMeasureError, measure_png
 
             try:
-                record.units = [image_unit(item.path, record.sha256, measure_png(data))]
+                record.units = [image_unit(record.path, record.sha256, measure_png(data))]
             except ImageMeasureError as exc:
-                raise SourceFileError(item.path, str(exc)) from None
+                raise SourceFileError(record.path, str(exc)) from None
     except SourceFileError as exc:
         record.error = exc.detail
     return record

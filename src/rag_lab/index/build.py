@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import json
+import operator
 import os
 import pickle
 import re
@@ -30,7 +31,7 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from rag_lab.data import Progress, read_record
+from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_bytes, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
@@ -39,9 +40,10 @@ from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
+from rag_lab.index.rows import batch_terms, compact_text, field_rows
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import SpillFile, merged, whole_terms
-from rag_lab.index.terms import search_text, unit_terms
+from rag_lab.index.terms import search_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
@@ -372,67 +374,96 @@ def extract_batch(
     rules: AccessRules,
     max_file_bytes: int = MAX_FILE_BYTES,
     first_file: int = 1,
+    *,
+    fast: bool = True,
 ) -> Batch:
     """Read, hash and parse ``items`` (see :class:`Batch`); ``first_file``: the files-table id
-    of ``items[0]`` (ids are 1.. in path order, one per corpus file)."""
+    of ``items[0]`` (ids are 1.. in path order, one per corpus file). ``fast``: documents of
+    field lines and blank lines only become rows directly (index/rows.py; same batch as without)."""
     batch = Batch()
     texts: list[str] = []
     names = batch.names
     for number, item in enumerate(items, first_file):
-        rec = read_record(root, item, rules, max_file_bytes)
-        if rec.error is None and not rec.units and rec.kind != "access":
+        if item.kind != "document":
+            _add_record(batch, texts, read_record(root, item, rules, max_file_bytes), number)
+            continue
+        rec, data = read_bytes(root, item, max_file_bytes)
+        sha, found = rec.sha256, None
+        if data is not None and sha is not None and fast:
+            acl, problem = rules.label(rec.path, [])
+            found = field_rows(rec.path, data, sha, number, acl)
+        if found is None or sha is None:
+            _add_record(batch, texts, labelled(rec if data is None else parsed_record(rec, data), rules), number)
+            continue
+        rows, unit_texts = found
+        if not rows:
             batch.without_units += 1
         fp = rec.fingerprint
         batch.files.append(
             (
-                rec.path,
-                rec.kind,
-                fp and fp.size,
-                None if rec.sha256 is None else bytes.fromhex(rec.sha256),
-                fp and fp.mtime_ns,
-                fp and fp.ctime_ns,
-                fp and fp.inode,
-                rec.error,
-                rec.acl,
+                rec.path, "document", fp and fp.size, bytes.fromhex(sha), fp and fp.mtime_ns,
+                fp and fp.ctime_ns, fp and fp.inode, None, acl,
             )
-        )
-        if rec.error is not None:
-            batch.errors.append({"path": rec.path, "error": rec.error})
-        batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
-        for line_number, text in sorted(rec.warning_lines.items()):
-            about = warned_name(text)
-            if about is not None:
-                batch.warning_lines.append((rec.path, line_number, text, *about))
-        pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
-        while pending:
-            unit = pending.pop()
-            acl = unit.get("acl", PUBLIC)
-            if unit["modality"] == "image":
-                batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
-            batch.units.append(_unit_row(unit, number, acl))
-            texts.append(search_text(unit))
-            for kind in ("subject", "field"):
-                if unit[kind] is not None:
-                    key = (unit[kind], kind, acl)
-                    names[key] = names.get(key, 0) + 1
+        )  # fmt: skip
+        if problem is not None:
+            batch.warnings.append((rec.path, 0, f"access: {problem}"))
+        for row in rows:
+            key = (row[6], "subject", acl)
+            names[key] = names.get(key, 0) + 1
+            key = (row[7], "field", acl)
+            names[key] = names.get(key, 0) + 1
+        batch.units.extend(rows)
+        texts.extend(unit_texts)
     batch.codes, batch.terms = _terms_in_slices(texts)
     return batch
 
 
+def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) -> None:
+    """One file's record (read and parsed the full way) added to ``batch``; its search texts to ``texts``."""
+    names = batch.names
+    if rec.error is None and not rec.units and rec.kind != "access":
+        batch.without_units += 1
+    fp = rec.fingerprint
+    batch.files.append(
+        (
+            rec.path,
+            rec.kind,
+            fp and fp.size,
+            None if rec.sha256 is None else bytes.fromhex(rec.sha256),
+            fp and fp.mtime_ns,
+            fp and fp.ctime_ns,
+            fp and fp.inode,
+            rec.error,
+            rec.acl,
+        )
+    )
+    if rec.error is not None:
+        batch.errors.append({"path": rec.path, "error": rec.error})
+    batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
+    for line_number, text in sorted(rec.warning_lines.items()):
+        about = warned_name(text)
+        if about is not None:
+            batch.warning_lines.append((rec.path, line_number, text, *about))
+    pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+    while pending:
+        unit = pending.pop()
+        acl = unit.get("acl", PUBLIC)
+        if unit["modality"] == "image":
+            batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
+        batch.units.append(_unit_row(unit, number, acl))
+        texts.append(search_text(unit))
+        for kind in ("subject", "field"):
+            if unit[kind] is not None:
+                key = (unit[kind], kind, acl)
+                names[key] = names.get(key, 0) + 1
+
+
 def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """``unit_terms(texts)``, TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
+    """``unit_terms(texts)`` (as ``batch_terms``), TERMS_SLICE texts at a time (bounds the numpy temporaries)."""
     if len(texts) <= TERMS_SLICE:
-        return unit_terms(texts)
-    parts = [unit_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
+        return batch_terms(texts)
+    parts = [batch_terms(texts[i : i + TERMS_SLICE]) for i in range(0, len(texts), TERMS_SLICE)]
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
-
-
-def compact_text(text: str) -> str | bytes:
-    """``text`` as stored: UTF-8 TEXT, or a UTF-16-LE BLOB when that is shorter (most Chinese)."""
-    if text.isascii():
-        return text
-    # 2 bytes per character in UTF-16 (4 for the rare astral ones: then at worst not the shorter)
-    return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
 
 
 def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
@@ -649,7 +680,7 @@ class _Units:
             self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
-        self.acl_names.update(row[-1] for row in batch.units)
+        self.acl_names.update(map(_LAST, batch.units))
         self._held.append((batch.units, batch.codes, batch.terms, batch.images))
         self._held_units += len(batch.units)
         if self._held_units >= FLUSH_UNITS and self._tmp is not None:
@@ -688,10 +719,11 @@ class _Units:
         self._held, self._held_units = [], 0
         n, buckets = len(rows), len(self._chunks)
         bucket = _top_bits(rows, self._bits)
-        order = np.argsort(bucket, kind="stable")
+        narrow = bucket.astype(np.uint16)  # < 1 << 16 buckets: a stable argsort of uint16 is a radix sort
+        order = np.argsort(narrow, kind="stable")
         counts = np.bincount(bucket, minlength=buckets)
         starts = np.cumsum(counts) - counts
-        code_order = np.argsort(np.repeat(bucket, terms), kind="stable")
+        code_order = np.argsort(np.repeat(narrow, terms), kind="stable")
         code_counts = np.bincount(bucket, weights=terms, minlength=buckets).astype(np.int64)
         codes = codes[code_order]
         del code_order
@@ -705,7 +737,7 @@ class _Units:
             if size:
                 where = order[first : first + size]
                 piece = (
-                    [rows[i] for i in where.tolist()], codes[first_code : first_code + code_size],
+                    _picked(rows, where.tolist()), codes[first_code : first_code + code_size],
                     terms[where], images_of.get(b, []),
                 )  # fmt: skip
                 self._chunks[b].append(self.spill.put(pickle.dumps(piece, protocol=pickle.HIGHEST_PROTOCOL)))
@@ -726,17 +758,26 @@ def _joined(pieces: list[_Piece]) -> _Piece:
     return rows, codes, terms, images
 
 
+_FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
+
+
+def _picked(rows: list[tuple[Any, ...]], where: list[int]) -> list[tuple[Any, ...]]:
+    """``[rows[i] for i in where]``, gathered in C."""
+    return [rows[where[0]]] if len(where) == 1 else list(operator.itemgetter(*where)(rows))
+
+
 def _top_bits(rows: list[tuple[Any, ...]], bits: int) -> npt.NDArray[np.intp]:
     """The bucket of each row: the top ``bits`` bits of its evidence digest."""
     if bits == 0:
         return np.zeros(len(rows), dtype=np.intp)
-    high = np.frombuffer(b"".join(row[0][:2] for row in rows), dtype=">u2")
+    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
+    high = digests[:, :2].copy().view(">u2").ravel()
     return (high >> (16 - bits)).astype(np.intp)
 
 
 def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
     """Positions of ``rows`` in evidence_id order (the ids' hex digits order like their bytes)."""
-    digests = np.frombuffer(b"".join(row[0] for row in rows), dtype=np.uint8).reshape(len(rows), 12)
+    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
     high = digests[:, :8].copy().view(">u8").ravel()
     low = digests[:, 8:].copy().view(">u4").ravel()
     return np.lexsort((low, high))
@@ -770,7 +811,7 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
             order = _evidence_order(rows)
             rowids = np.empty(n, dtype=np.int64)
             rowids[order] = np.arange(first, first + n, dtype=np.int64)
-            group = np.fromiter((code_of[row[-1]] for row in rows), dtype=np.int64, count=n)
+            group = np.fromiter(map(code_of.__getitem__, map(_LAST, rows)), dtype=np.int64, count=n)
             doc_len[rowids] = terms
             stats[:, 0] += np.bincount(group, minlength=n_groups)
             stats[:, 1] += np.bincount(group, weights=terms, minlength=n_groups).astype(np.int64)
@@ -856,6 +897,7 @@ def _key_slices(
 def _ordered_rows(
     rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int], first: int = 1
 ) -> Iterator[tuple[Any, ...]]:
+    # row by row: one random access per row (gathering column by column was slower: 15 per row)
     for uid, i in enumerate(order, first):
         r = rows[i]
         subject, field_name = r[6], r[7]

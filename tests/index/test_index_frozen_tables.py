@@ -1,0 +1,97 @@
+"""The index file's tables, row for row, as main wrote them before the build's fast path (issue 18):
+a frozen digest per table of an index of a fixed corpus. A build change that alters one stored
+byte fails here; the format (docs/index-format.md) changes only with SCHEMA_VERSION, and then
+these digests are renewed on purpose."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rag_lab.index import build, build_index, default_index_path
+
+MakeCorpus = Callable[..., Path]
+FIELDS = ["开放时间", "地点", "联系电话", "容量", "噪音规定", "借阅规则", "CPU型号", "Ｗｉｆｉ"]
+PLACES = ["文科楼", "主楼", "图书馆", "实验楼", "体育馆"]
+# what the files table keeps of a file's stat (it differs from checkout to checkout)
+STAT_COLUMNS = {"mtime_ns", "ctime_ns", "inode"}
+
+
+def frozen_corpus(make_corpus: MakeCorpus) -> Path:
+    files: dict[str, str | bytes] = {}
+    for i in range(240):
+        lines = [f"主题：{PLACES[i % 5]}{i // 5}号{'服务站' if i % 3 else '观测站'}"]
+        for j in range(3 + i % 4):
+            lines.append(
+                f"{FIELDS[(i + j) % len(FIELDS)]}：{'九点到' if j % 2 else '面向'}{i * 7 % 13}点，请预约"
+            )
+            if (i + j) % 9 == 0:
+                lines.append("")
+        if i % 17 == 0:
+            lines.insert(1, "生效日期：2026-01-01")
+        if i % 19 == 0:
+            lines.append("权限：staff")
+        if i % 23 == 0:
+            lines.append("这是一段说明。它有两句话！")
+        if i % 29 == 0:
+            lines += ["| 房间 | 座位 |", "|---|---|", f"| 一楼 | {i} |"]
+        if i % 31 == 0:
+            lines.append("开放时间: 九点")
+        files[f"documents/{i // 100:03d}/{i:06d}.md"] = "\n".join(lines) + "\n"
+    files["documents/crlf.md"] = "主题：回车\r\n地点：二楼\r\n"
+    files["documents/bom.md"] = "\ufeff主题：标记\n地点：三楼\n"
+    files["documents/bad.md"] = b"\xff\xfe"
+    files["documents/astral.md"] = "主题：表情😀\n说明：笑脸😀和🙂\n"
+    files["access.json"] = '{"documents/001/*": ["ops", "staff"]}'
+    return make_corpus(files)
+
+
+def table_digests(path: Path) -> dict[str, str]:
+    db = sqlite3.connect(path)
+    try:
+        names = [
+            n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        ]
+        out = {}
+        for name in names:
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({name})") if r[1] not in STAT_COLUMNS]
+            rows = db.execute(f"SELECT {', '.join(columns)} FROM {name} ORDER BY 1, 2").fetchall()
+            if name == "meta":
+                rows = [r for r in rows if r[0] != "walk_digest"]
+            out[name] = hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+        return out
+    finally:
+        db.close()
+
+
+EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path
+    "acl_stats": "53dd8fffe336cd21",
+    "field_vectors": "4f53cda18c2baa0c",
+    "file_warnings": "03aa7fe22de71abe",
+    "files": "04125231ea2ad9af",
+    "folded_names": "167ce886ce185c86",
+    "images": "4f53cda18c2baa0c",
+    "meta": "ac7fbd0f274d7785",
+    "names": "176b5531203a2a96",
+    "postings": "14f70a1df3532151",
+    "strings": "86fcbe64f2acad86",
+    "unit_lengths": "bdb11868c76e2583",
+    "units": "e2b6f9f28516a4ea",
+    "vectors": "4f53cda18c2baa0c",
+    "warning_lines": "8562241b08af74b1",
+}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_index_tables_are_the_ones_main_wrote(
+    make_corpus: MakeCorpus, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    root = frozen_corpus(make_corpus)
+    monkeypatch.setattr(build, "_worker_count", lambda files: workers)
+    monkeypatch.setattr(build, "BATCH_FILES", 50)
+    build_index(root)
+    assert table_digests(default_index_path(root)) == EXPECTED

@@ -34,6 +34,16 @@ WH_AT = re.compile(
 )
 
 
+#: what a question asks with an alias verb at the end of its left side (凉茶舖又叫什么, 龙胆又被称之为什么)
+ALIAS_ASKED = ("又叫", "也叫", "还叫", "又称", "也称", "亦称", "别称", "俗称", "简称", "又名", "别名", "称之为", "称作")
+#: where a sentence gives another name: the left anchor of an alias question (凉茶舖，又名凉茶店)
+ALIAS_CUES = (
+    "又名", "又称", "或称", "也称为", "也称", "亦称", "别称", "别名", "简称", "俗称", "又叫", "也叫", "或叫",
+    "通称", "称之为", "称为", "叫做",
+)  # fmt: skip
+_ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
+
+
 def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     """The span of ``text`` standing where the question's interrogative stands: the question is
     cut at its first question word (its clause on each side: up to a comma, colon or stop);
@@ -55,6 +65,8 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
     spans = _align(question, text, t, left, right)
+    if not spans and left.endswith(ALIAS_ASKED) and (cue := _ALIAS_CUE_RE.search(t)):
+        spans = _align(question, text, t, cue.group(), right)  # 又叫什么 → …，又名凉茶店
     if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
         spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
     return spans

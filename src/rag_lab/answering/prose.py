@@ -18,8 +18,12 @@ retrieved ones), all already verified against their files by the caller, and ret
 5. a typed answer and an audited unit (``audit``: the bounded conflict audit past the top k,
    retrieval/prose_audit.py) from other bytes passing with values that share nothing with the
    answer's → ``conflicting_evidence``;
-6. otherwise ``answered`` with the best-supported passing sentence of the context (coverage,
-   then own share; rank breaks ties), citing every passing unit that agrees with it.
+6. the best-supported passing sentence of the context (``Support.strength``: coverage, own
+   share, a value at the gap, a value by its type pattern) ties with another passing sentence of
+   the context that says something else (typed: no agreeing value; untyped: another text) →
+   ``insufficient_evidence``: only the relevance rank could choose, and scores never decide;
+7. otherwise ``answered`` with that sentence, citing every passing unit that agrees with it
+   (rank orders only sentences that say the same).
 """
 
 from __future__ import annotations
@@ -123,7 +127,7 @@ def decide_prose(
     # the best-supported passing sentence of the context; rank only breaks ties
     best_unit, best = min(
         enumerate(in_context),
-        key=lambda item: (-item[1][1].coverage, -item[1][1].own, not item[1][1].at_gap, item[0]),
+        key=lambda item: (tuple(-float(x) for x in item[1][1].strength()), item[0]),
     )[1]
     by_source: dict[str, list[Support]] = {}
     for unit, _c, support in passing:
@@ -165,6 +169,16 @@ def decide_prose(
             + "; no source is preferred."
         )
         return decision
+    tied = _tied(best_unit, best, in_context)
+    if tied is not None:  # rank alone would choose between them: scores never decide
+        decision.message = (
+            f"Two passages pass the support check equally well and say different things "
+            f"({_clip(best_unit['text'])} / {_clip(tied['text'])}); no answer is preferred by the evidence, "
+            "ask more specifically."
+        )
+        level = (best_unit["evidence_id"], tied["evidence_id"])
+        decision.checks = [{**c, "tied": c["evidence_id"] in level} for c in decision.checks]
+        return decision
     decision.status, decision.reason, decision.answer = Status.ANSWERED, None, str(best_unit["text"])
     decision.cited = [  # the answer's own sentence, and every passage that says the same
         u
@@ -181,6 +195,25 @@ def decide_prose(
         f"({len(decision.cited)} passage(s), {len(agree)} independent source(s))."
     )
     return decision
+
+
+def _clip(text: str, size: int = 30) -> str:
+    return f"“{text}”" if len(text) <= size else f"“{text[:size]}…”"
+
+
+def _tied(best_unit: Unit, best: Support, in_context: list[tuple[Unit, Support]]) -> Unit | None:
+    """Another passing sentence of the context that the check ranks level with the answer's
+    (the same ``Support.strength``) and that says something else: for a typed
+    question, no value agreeing with the answer's; for another, a different text. None when the
+    check itself prefers the answer."""
+    typed = best.answer_type != AnswerType.NONE
+    for unit, support in in_context:
+        if unit["evidence_id"] == best_unit["evidence_id"] or unit["text"] == best_unit["text"]:
+            continue
+        level = support.strength() == best.strength()
+        if level and (not typed or not _agree(_value_set(support), _value_set(best))):
+            return unit
+    return None
 
 
 def _what_is_missing(question: str, supports: list[Support]) -> str:

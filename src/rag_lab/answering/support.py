@@ -16,6 +16,7 @@ from rag_lab.answering.answer_types import (
     DYNASTY_RE,
     AnswerType,
     answer_type,
+    counter,
     defined_term,
     defines,
     is_dynasty_question,
@@ -55,6 +56,14 @@ class Support:
     values: tuple[tuple[int, int, str], ...]  # typed values in the unit's text (offsets into text)
     problem: str | None  # None, "no_terms", "terms", "answer_type"
     at_gap: bool = False  # a value stands where the question's interrogative stands (ranks only)
+    stand_in: bool = False  # the value is the aligned span standing in for a missing name/place pattern
+
+    def strength(self) -> tuple[float, float, bool, bool]:
+        """How well the check says this unit supports an answer, best first when sorted descending:
+        coverage, own share, a value at the gap, a value found by its type pattern rather than by
+        alignment. Equal strengths are a tie the check cannot break (answering/prose.py refuses it
+        when the texts say different things)."""
+        return (self.coverage, self.own, self.at_gap, not self.stand_in)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +77,7 @@ class Support:
             "values": [v for _, _, v in self.values],
             "problem": self.problem,
             "at_gap": self.at_gap,
+            "stand_in": self.stand_in,
         }
 
 
@@ -111,7 +121,8 @@ def support_check(question: str, unit: Unit) -> Support:
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
     question_n = norm(question)
     values = _typed(question, kind, word, text, grams & own_grams)
-    if not values and kind in ALIGNED_TYPES:  # no name/place pattern: the span where the question's gap is
+    stand_in = not values and kind in ALIGNED_TYPES
+    if stand_in:  # no name/place pattern: the span where the question's gap is
         values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
     edge = at_gap(question, text, values)
 
@@ -120,7 +131,9 @@ def support_check(question: str, unit: Unit) -> Support:
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None) -> Support:
-        return Support(ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge)
+        return Support(
+            ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge, stand_in and bool(values)
+        )
 
     if not grams:
         return result(False, "no_terms")
@@ -189,7 +202,8 @@ def _typed(
     question: str, kind: AnswerType, word: str | None, text: str, own_hit: set[str]
 ) -> tuple[tuple[int, int, str], ...]:
     """The typed values of ``text`` that may answer ``question``: not already in the question; a
-    dynasty for 哪个朝代; a number with a unit of the asked measure (多长 → a length); a name
+    dynasty for 哪个朝代; a number with a unit of the asked measure (多长 → a length) or the asked
+    classifier (多少个 → 个, ``answer_types.counter``); a name
     sharing no bigram with the question (首位副馆长 → not 首位代理); and each in a clause that, or
     whose neighbour, says a question term itself (``own_hit``), when the sentence says any."""
     question_n = norm(question)
@@ -197,6 +211,8 @@ def _typed(
         found = [(m.start(), m.end(), m.group()) for m in DYNASTY_RE.finditer(text)]
     else:
         found = typed_values(kind, text, measure(question) if kind == AnswerType.NUMBER else None)
+    if kind == AnswerType.NUMBER and (classifiers := counter(question)):  # 多少个 → 1800个, not 三小时
+        found = [v for v in found if v[2].rstrip()[-1:] in classifiers]
     question_pairs = {g for g in bigrams(question_n) if len(g) == 2}
     values = [
         v

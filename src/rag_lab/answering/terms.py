@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rag_lab.answering.answer_types import REASON_WORDS, TYPE_WORDS
+from rag_lab.answering.answer_types import REASON_WORDS, TYPE_WORDS, drop_counter
 
 STOP_WORDS = (
     "为什么", "为何", "怎么样", "怎么", "怎样", "如何", "是否", "请问", "哪些", "哪个", "哪一",
@@ -99,8 +99,9 @@ def answer_heads(question: str) -> list[str]:
 def content_terms(question: str) -> list[str]:
     """The question's content terms: its word runs after removing interrogative determiners with
     the answer's kind after them (``answer_heads``), then question, stop and meta words
-    (``META_WORDS``; longest first); single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", norm(question))))
+    (``META_WORDS``; longest first), and the counting classifier after 多少/几 (``drop_counter``);
+    single characters count too (死 in 刘七是怎么死的)."""
+    stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", drop_counter(norm(question)))))
     terms: list[str] = []
     for run in RUN_RE.findall(stripped):
         if run not in terms:

@@ -424,6 +424,7 @@ def test_a_name_pattern_is_preferred_to_an_aligned_stand_in() -> None:
         ("凉茶舖又叫什么？", "凉茶舖，又名凉茶店，是售卖凉茶的商店。", "凉茶店"),
         ("内台航路也叫什么？", "内台航路，或称内台航线，是海运航线。", "内台航线"),
         ("龙胆又被称之为什么？", "龙胆为龙胆属的植物，也称为龙胆草。", "龙胆草"),
+        ("南宁二中是什么的简称？", "广西壮族自治区南宁市第二中学，简称南宁二中。", "广西壮族自治区南宁市第二中学"),
     ],
 )
 def test_an_alias_question_aligns_on_the_sentence_s_alias_cue(question: str, text: str, span: str) -> None:

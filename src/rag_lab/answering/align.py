@@ -44,6 +44,19 @@ ALIAS_CUES = (
 _ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
 
 
+#: X是什么的简称: the question asks what X is short for; the sentence says Z，简称X
+ALIAS_NOUNS = ("简称", "缩写", "简写", "别称")
+
+
+def _short_for(question: str, text: str, t: str, short: str) -> list[tuple[int, int, str]]:
+    """The clause before an alias cue that gives ``short`` (广西壮族自治区南宁市第二中学，简称南宁二中
+    → the school's full name); [] when the sentence gives ``short`` after no cue."""
+    for cue in _ALIAS_CUE_RE.finditer(t):
+        if len(short) >= 2 and t.startswith(short, cue.end()):
+            return _align(question, text, t[: cue.start()].rstrip("，,（( "), "", "")
+    return []
+
+
 def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     """The span of ``text`` standing where the question's interrogative stands: the question is
     cut at its first question word (its clause on each side: up to a comma, colon or stop);
@@ -67,6 +80,8 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     spans = _align(question, text, t, left, right)
     if not spans and left.endswith(ALIAS_ASKED) and (cue := _ALIAS_CUE_RE.search(t)):
         spans = _align(question, text, t, cue.group(), right)  # 又叫什么 → …，又名凉茶店
+    if not spans and found.group() == "什么" and left.endswith("是") and right.startswith(ALIAS_NOUNS):
+        spans = _short_for(question, text, t, left[:-1])  # X是什么的简称 → Z，简称X
     if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
         spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
     return spans

@@ -444,3 +444,14 @@ def test_a_count_carries_the_classifier_asked() -> None:
     wrong_unit = support_check("研讨间座位有多少个？", sentence("研讨间座位每次最长使用三小时。", title=title))
     assert wrong_unit.problem == "answer_type"
     assert support_check("队伍有多少名队员？", sentence("队伍共有队员9人。", title="队伍")).ok  # people: 人名位
+
+
+def test_a_cue_says_a_question_word_and_anchors_its_span() -> None:
+    from rag_lab.answering.align import aligned_span
+
+    alias = sentence("猴面包树（学名：），又名猢狲树、酸瓠树。", title="猴面包树")
+    assert support_check("猴面包树的别名是什么？", alias).ok
+    assert [s for _, _, s in aligned_span("猴面包树的别名是什么？", alias["text"])] == ["猢狲树"]
+    fame = sentence("被誉为晋剧皇后。", title="王爱爱")
+    assert support_check("王爱爱有什么美誉？", fame).ok
+    assert support_check("王爱爱有什么美誉？", sentence("被选为晋剧团团长。", title="王爱爱")).problem == "terms"

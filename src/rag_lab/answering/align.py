@@ -42,6 +42,12 @@ ALIAS_CUES = (
     "通称", "称之为", "称为", "叫做",
 )  # fmt: skip
 _ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
+#: question words a sentence says by a cue instead (猴面包树的别名 — …，又名猢狲树; 美誉 — 被誉为…): the
+#: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
+CUE_WORDS: dict[str, tuple[str, ...]] = {
+    **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
+    "美誉": ("誉为", "美称", "之誉"),
+}  # fmt: skip
 
 
 #: X是什么的简称: the question asks what X is short for; the sentence says Z，简称X
@@ -78,8 +84,13 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
     spans = _align(question, text, t, left, right)
-    if not spans and left.endswith(ALIAS_ASKED) and (cue := _ALIAS_CUE_RE.search(t)):
-        spans = _align(question, text, t, cue.group(), right)  # 又叫什么 → …，又名凉茶店
+    ends = (left, left.rstrip(_TRAILING), found.group())  # 又叫什么, 的别名是什么, 有什么美誉
+    asked = next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")
+    said = [c for c in CUE_WORDS.get(asked, ()) if c in t]
+    if not spans and said:
+        at = min(t.index(c) for c in said)  # the first cue in the sentence, the longest one there
+        cue = max((c for c in said if t.startswith(c, at)), key=len)
+        spans = _align(question, text, t, cue, right)  # 又叫什么 → …，又名凉茶店; 有什么美誉 → 被誉为…
     if not spans and found.group() == "什么" and left.endswith("是") and right.startswith(ALIAS_NOUNS):
         spans = _short_for(question, text, t, left[:-1])  # X是什么的简称 → Z，简称X
     if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:

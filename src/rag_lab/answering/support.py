@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, WH_AT, aligned_span, at_gap
+from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
     DYNASTY_RE,
     AnswerType,
@@ -108,6 +108,8 @@ def support_check(question: str, unit: Unit) -> Support:
     text = str(unit.get("text", ""))
     context = norm(unit_context(unit))
     own_grams, context_grams = bigrams(norm(text)), bigrams(context)
+    cued = said_by_cue(terms, norm(text))
+    own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
     named, pieces = split_by_context(terms, context)
     grams = set().union(*(term_grams(t) for t in named + pieces)) if terms else set()
     in_context = {g for g in grams if g in context_grams}
@@ -127,7 +129,7 @@ def support_check(question: str, unit: Unit) -> Support:
     edge = at_gap(question, text, values)
 
     kinds = _kind_words(question_n)
-    if not pieces and kinds and not any(k in norm(text) for k in kinds):
+    if not pieces and kinds and not any(k in norm(text) or k in said_by_cue([k], norm(text)) for k in kinds):
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None) -> Support:
@@ -138,7 +140,9 @@ def support_check(question: str, unit: Unit) -> Support:
     if not grams:
         return result(False, "no_terms")
     # the sentence itself must say something the question asks about, not only the title
-    mentions = bool(grams & own_grams) or any(norm(h) in norm(text) for h in answer_heads(question))
+    heads = answer_heads(question)
+    said = any(norm(h) in norm(text) for h in heads) or bool(said_by_cue(heads, norm(text)))
+    mentions = bool(grams & own_grams) or said
     if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
         return result(False, "terms")
     if kind == AnswerType.DEFINITION:
@@ -166,6 +170,17 @@ def support_check(question: str, unit: Unit) -> Support:
         spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
     return result(ok_, None if ok_ else "answer_type")
+
+
+def said_by_cue(terms: list[str], text_n: str) -> list[str]:
+    """The ``CUE_WORDS`` inside the question's terms that the sentence says by one of their cues
+    (the longest word first where two overlap); their bigrams count as said by the sentence."""
+    found: list[str] = []
+    for word in sorted(CUE_WORDS, key=len, reverse=True):
+        inside = any(word in term for term in terms) and not any(word in w for w in found)
+        if inside and any(cue in text_n for cue in CUE_WORDS[word]):
+            found.append(word)
+    return found
 
 
 #: nouns that name the kind of answer; a question made only of its subject and one of these

@@ -455,3 +455,5 @@ def test_a_cue_says_a_question_word_and_anchors_its_span() -> None:
     fame = sentence("被誉为晋剧皇后。", title="王爱爱")
     assert support_check("王爱爱有什么美誉？", fame).ok
     assert support_check("王爱爱有什么美誉？", sentence("被选为晋剧团团长。", title="王爱爱")).problem == "terms"
+    born = support_check("克伦贝格尔的出生地在哪里？", sentence("雅各布·克伦贝格尔，生于瑞士。", title="克伦贝格尔"))
+    assert born.ok and [v for _, _, v in born.values] == ["瑞士"]  # 生于 says 出生 and anchors the place

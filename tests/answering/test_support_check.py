@@ -376,3 +376,84 @@ def test_a_value_leans_on_a_neighbouring_clause_only_when_its_own_clause_is_litt
     assert support_check("吴双战在师范专科学校成人教育学习是什么时候？", sentence(text, title=title)).problem == (
         "answer_type"
     )
+
+
+def _unit(n: int, text: str, title: str = "峡谷", sha: str = "s") -> dict:
+    return {
+        **sentence(text, title=title), "evidence_id": f"e{n}", "sha256": sha, "source": "a.md",
+        "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000],
+    }  # fmt: skip
+
+
+def test_two_equally_supported_sentences_that_differ_are_a_tie_and_refused() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    question = "第1舰队是何时解散的？"
+    first = _unit(1, "第1舰队于1944年2月25日解散。", title="第1舰队")
+    second = _unit(2, "第1舰队曾于1922年解散。", title="第1舰队")
+    assert support_check(question, first).strength() == support_check(question, second).strength()
+    decision = decide_prose(question, [first, second], [], date(2024, 1, 1))
+    assert decision is not None and decision.answer is None
+    assert decision.reason == "insufficient_evidence" and "equally well" in decision.message
+    assert [c["evidence_id"] for c in decision.checks if c.get("tied")] == ["e1", "e2"]
+    # the same value said twice is no tie: the first ranked answers, both cited
+    again = _unit(3, "1944年2月25日，第1舰队解散。", title="第1舰队")
+    agreeing = decide_prose(question, [first, again], [], date(2024, 1, 1))
+    assert agreeing is not None and agreeing.answer == first["text"] and len(agreeing.cited) == 2
+    # a stronger sentence is preferred, whatever its rank
+    stronger = _unit(4, "第1舰队于1944年2月25日在吴港解散。", title="舰队")
+    weaker = _unit(5, "舰队曾于1922年解散。", title="舰队")
+    assert support_check(question, stronger).coverage > support_check(question, weaker).coverage
+    preferred = decide_prose(question, [weaker, stronger], [], date(2024, 1, 1))
+    assert preferred is not None and preferred.answer == stronger["text"]
+
+
+def test_a_name_pattern_is_preferred_to_an_aligned_stand_in() -> None:
+    question = "校园卡服务中心在哪里？"
+    pattern = support_check(question, _unit(1, "校园卡服务中心位于行政楼一楼东侧。", title="校园卡"))
+    stand_in = support_check(question, _unit(2, "可在校园卡服务中心补办。", title="校园卡"))
+    assert pattern.ok and stand_in.ok and stand_in.stand_in and not pattern.stand_in
+    assert pattern.strength() > stand_in.strength()
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "span"),
+    [
+        ("凉茶舖又叫什么？", "凉茶舖，又名凉茶店，是售卖凉茶的商店。", "凉茶店"),
+        ("内台航路也叫什么？", "内台航路，或称内台航线，是海运航线。", "内台航线"),
+        ("龙胆又被称之为什么？", "龙胆为龙胆属的植物，也称为龙胆草。", "龙胆草"),
+        ("南宁二中是什么的简称？", "广西壮族自治区南宁市第二中学，简称南宁二中。", "广西壮族自治区南宁市第二中学"),
+    ],
+)
+def test_an_alias_question_aligns_on_the_sentence_s_alias_cue(question: str, text: str, span: str) -> None:
+    from rag_lab.answering.align import aligned_span
+
+    assert [s for _, _, s in aligned_span(question, text)] == [span]
+    assert aligned_span(question, "凉茶舖是售卖凉茶的商店。") == []  # no alias cue: nothing to align
+
+
+def test_a_count_carries_the_classifier_asked() -> None:
+    from rag_lab.answering.answer_types import counter
+
+    assert counter("研讨间座位有多少个？") == "个" and counter("有几名队员？") == "人名位"
+    assert counter("新馆有多少座位？") == "" and counter("全长多少米？") == ""
+    title = "新图书馆"
+    assert support_check("研讨间座位有多少个？", sentence("其中研讨间座位240个。", title=title)).ok
+    wrong_unit = support_check("研讨间座位有多少个？", sentence("研讨间座位每次最长使用三小时。", title=title))
+    assert wrong_unit.problem == "answer_type"
+    assert support_check("队伍有多少名队员？", sentence("队伍共有队员9人。", title="队伍")).ok  # people: 人名位
+
+
+def test_a_cue_says_a_question_word_and_anchors_its_span() -> None:
+    from rag_lab.answering.align import aligned_span
+
+    alias = sentence("猴面包树（学名：），又名猢狲树、酸瓠树。", title="猴面包树")
+    assert support_check("猴面包树的别名是什么？", alias).ok
+    assert [s for _, _, s in aligned_span("猴面包树的别名是什么？", alias["text"])] == ["猢狲树"]
+    fame = sentence("被誉为晋剧皇后。", title="王爱爱")
+    assert support_check("王爱爱有什么美誉？", fame).ok
+    assert support_check("王爱爱有什么美誉？", sentence("被选为晋剧团团长。", title="王爱爱")).problem == "terms"
+    born = support_check("克伦贝格尔的出生地在哪里？", sentence("雅各布·克伦贝格尔，生于瑞士。", title="克伦贝格尔"))
+    assert born.ok and [v for _, _, v in born.values] == ["瑞士"]  # 生于 says 出生 and anchors the place

@@ -240,6 +240,34 @@ def measure(question: str) -> str | None:
     return words[0][1] if words else None
 
 
+#: classifiers that count things: 多少个/几座/多少名 asks for a count with that classifier; people
+#: are counted by any of 人/名/位
+COUNTERS = "个名位座张本册部件次场届家所层间台辆架艘条种项门篇首章节页枚颗只头匹集卷人"
+_PEOPLE = "人名位"
+#: words that start with a classifier character but are nouns (多少座位 asks how many seats, any unit)
+COUNTER_NOUNS = (
+    "座位", "名字", "名称", "名额", "人口", "人数", "人员", "次数", "位置", "种类", "部分", "家庭", "门票", "条件",
+    "项目", "个人", "场地", "期间", "首都", "节目", "头发", "层次", "台阶", "间隔", "集团", "本地", "本科",
+)  # fmt: skip
+_COUNTED = re.compile(rf"(多少|几)([{COUNTERS}])(.?)")
+
+
+def drop_counter(question: str) -> str:
+    """``question`` with the counting classifier after 多少/几 replaced by a space (多少名队员 →
+    多少 队员): it belongs to the question word, not to the terms the sentence must say."""
+    return _COUNTED.sub(lambda m: m[0] if m[2] + m[3] in COUNTER_NOUNS else f"{m[1]} {m[3]}", question)
+
+
+def counter(question: str) -> str:
+    """The classifiers a count must carry (``COUNTERS``): ``个`` for 有多少个座位, ``人名位`` for
+    多少人/几名; "" when the question word has no counting classifier after it, or the
+    classifier starts a noun (``COUNTER_NOUNS``: 多少座位)."""
+    found = _COUNTED.search(unicodedata.normalize("NFKC", question))
+    if found is None or found[2] + found[3] in COUNTER_NOUNS:
+        return ""
+    return _PEOPLE if found[2] in _PEOPLE else found[2]
+
+
 def is_dynasty_question(word: str | None) -> bool:
     """哪个朝代/哪一朝代/什么朝代/哪朝: the answer is a dynasty (``DYNASTY_RE``), not a date."""
     return word is not None and "朝" in word

@@ -6,7 +6,7 @@ pass the same support check, and finding *all* of them would mean checking every
 the corpus per question. The audit instead takes the lexical (BM25) top ``AUDIT_POOL`` prose
 units for the question — a set whose size does not grow with the corpus, ranked the same way
 with or without vectors — and keeps those the caller may see that pass the support check
-(answering/prose.py). Each kept unit is verified against its file before it counts. The
+(answering/support.py). Each kept unit is verified against its file before it counts. The
 decision uses them only to find a different value from independent bytes
 (``conflicting_evidence``); they never become the answer.
 

@@ -1,0 +1,253 @@
+"""The support check of one prose unit: does this sentence (or table row) say what is asked?
+
+:func:`support_check` is the one deterministic rule that decides whether a unit may answer a prose
+question (docs/prose.md, "The support check"): content-term coverage by the sentence and its
+context, then the answer type. Scores never enter it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
+from rag_lab.answering.answer_types import (
+    DYNASTY_RE,
+    AnswerType,
+    answer_type,
+    counter,
+    defined_term,
+    defines,
+    is_dynasty_question,
+    measure,
+    typed_values,
+)
+from rag_lab.answering.terms import (
+    STRICT_RE,
+    answer_heads,
+    bigrams,
+    content_terms,
+    norm,
+    split_by_context,
+    term_grams,
+)
+from rag_lab.records import Unit
+
+#: share of the question's content bigrams found in the sentence + its title/headings/caption
+COVERAGE_MIN = 0.8
+#: share of the content bigrams *not* found in the title/headings that the sentence itself has
+OWN_MIN = 0.6
+#: a sentence answering an untyped question must say at least this many characters the question does not
+NOVEL_MIN = 2
+
+
+@dataclass(frozen=True)
+class Support:
+    """The outcome of :func:`support_check` for one unit."""
+
+    ok: bool
+    answer_type: AnswerType
+    terms: tuple[str, ...]
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    coverage: float
+    own: float
+    values: tuple[tuple[int, int, str], ...]  # typed values in the unit's text (offsets into text)
+    problem: str | None  # None, "no_terms", "terms", "answer_type"
+    at_gap: bool = False  # a value stands where the question's interrogative stands (ranks only)
+    stand_in: bool = False  # the value is the aligned span standing in for a missing name/place pattern
+
+    def strength(self) -> tuple[float, float, bool, bool]:
+        """How well the check says this unit supports an answer, best first when sorted descending:
+        coverage, own share, a value at the gap, a value found by its type pattern rather than by
+        alignment. Equal strengths are a tie the check cannot break (answering/prose.py refuses it
+        when the texts say different things)."""
+        return (self.coverage, self.own, self.at_gap, not self.stand_in)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "answer_type": str(self.answer_type),
+            "terms": list(self.terms),
+            "covered": list(self.covered),
+            "missing": list(self.missing),
+            "coverage": round(self.coverage, 4),
+            "own": round(self.own, 4),
+            "values": [v for _, _, v in self.values],
+            "problem": self.problem,
+            "at_gap": self.at_gap,
+            "stand_in": self.stand_in,
+        }
+
+
+def unit_context(unit: Unit) -> str:
+    """What besides the unit's own text may cover question terms: title, heading path, a
+    table's caption and header."""
+    parts = [str(unit.get("title") or ""), *map(str, unit.get("headings") or [])]
+    parts += [str(unit.get("caption") or ""), *map(str, unit.get("header") or [])]
+    return " ".join(p for p in parts if p)
+
+
+def support_check(question: str, unit: Unit) -> Support:
+    """Does ``unit`` (a sentence or table row) say what ``question`` asks? Deterministic rule:
+
+    1. the question has content terms (``content_terms``); none → fails (``no_terms``);
+    2. every digit and Latin run of the question occurs in the sentence or its context;
+    3. at least ``COVERAGE_MIN`` of the terms' character bigrams occur in the sentence or in
+       its context (title, heading path, caption, table header), every term has at least half
+       of its bigrams there, and at least ``OWN_MIN`` of the bigrams not in the context occur
+       in the sentence itself (``terms``);
+    4. the answer type is present (``answer_type``): for number/date/name/place questions the
+       sentence holds a value of that type (answer_types.py) that the question does not
+       already contain; for other questions the sentence says at least ``NOVEL_MIN``
+       characters not covered by the question's bigrams.
+    """
+    kind, word = answer_type(question)
+    terms = content_terms(question)
+    text = str(unit.get("text", ""))
+    context = norm(unit_context(unit))
+    own_grams, context_grams = bigrams(norm(text)), bigrams(context)
+    cued = said_by_cue(terms, norm(text))
+    own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
+    named, pieces = split_by_context(terms, context)
+    grams = set().union(*(term_grams(t) for t in named + pieces)) if terms else set()
+    in_context = {g for g in grams if g in context_grams}
+    hit = {g for g in grams if g in own_grams} | in_context
+    coverage = len(hit) / len(grams) if grams else 0.0
+    rest = grams - in_context
+    own = len(rest & own_grams) / len(rest) if rest else 1.0
+    covered = tuple(t for t in named + pieces if len(term_grams(t) & hit) * 2 >= len(term_grams(t)))
+    missing = tuple(t for t in pieces if t not in covered)
+    haystack = norm(text) + " " + norm(unit_context(unit))
+    strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
+    question_n = norm(question)
+    values = _typed(question, kind, word, text, grams & own_grams)
+    stand_in = not values and kind in ALIGNED_TYPES
+    if stand_in:  # no name/place pattern: the span where the question's gap is
+        values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+    edge = at_gap(question, text, values)
+
+    kinds = _kind_words(question_n)
+    if not pieces and kinds and not any(k in norm(text) or k in said_by_cue([k], norm(text)) for k in kinds):
+        missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
+
+    def result(ok: bool, problem: str | None) -> Support:
+        return Support(
+            ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge, stand_in and bool(values)
+        )
+
+    if not grams:
+        return result(False, "no_terms")
+    # the sentence itself must say something the question asks about, not only the title
+    heads = answer_heads(question)
+    said = any(norm(h) in norm(text) for h in heads) or bool(said_by_cue(heads, norm(text)))
+    mentions = bool(grams & own_grams) or said
+    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
+        return result(False, "terms")
+    if kind == AnswerType.DEFINITION:
+        term = defined_term(question)
+        opens = (
+            unit.get("span") is None
+            or unit.get("parent_span") is None
+            or unit["span"][0] == unit["parent_span"][0]
+        )
+        values = tuple(defines(term, text, opens)) if term else ()
+        return result(bool(values), None if values else "answer_type")
+    if kind != AnswerType.NONE:
+        return result(bool(values), None if values else "answer_type")
+    question_grams = bigrams(question_n)
+    novel = sum(
+        1
+        for i, ch in enumerate(norm(text))
+        if ch.isalnum()
+        and norm(text)[i : i + 2] not in question_grams
+        and (i == 0 or norm(text)[i - 1 : i + 1] not in question_grams)
+    )
+    slot = WH_AT.search(question_n) is not None
+    spans = [v for _, _, v in aligned_span(question, text)]
+    if spans and all(_announces(v, answer_heads(question) + _kind_words(question_n)) for v in spans):
+        spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
+    return result(ok_, None if ok_ else "answer_type")
+
+
+def said_by_cue(terms: list[str], text_n: str) -> list[str]:
+    """The ``CUE_WORDS`` inside the question's terms that the sentence says by one of their cues
+    (the longest word first where two overlap); their bigrams count as said by the sentence."""
+    found: list[str] = []
+    for word in sorted(CUE_WORDS, key=len, reverse=True):
+        inside = any(word in term for term in terms) and not any(word in w for w in found)
+        if inside and any(cue in text_n for cue in CUE_WORDS[word]):
+            found.append(word)
+    return found
+
+
+#: nouns that name the kind of answer; a question made only of its subject and one of these
+#: (王爱爱有什么美誉, X有哪些特征) needs a sentence that names the kind itself
+KIND_WORDS = (
+    "原因", "定义", "特征", "特点", "作用", "意义", "寓意", "目的", "影响", "用途", "功能", "成就", "贡献",
+    "美誉", "称号", "荣誉", "别名", "名字", "名称",
+)  # fmt: skip
+#: a typed value's clause may lean on a neighbouring clause's terms when it holds at most this
+#: many word characters besides the value and bracketed asides (于1974年，…; 2011年1月1日，受聘为…)
+LOCAL_SLACK = 6
+#: clause boundaries for value locality (a list's 、 does not end a clause)
+_LOCAL_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+
+
+#: vague quantities: a span holding one and ending with the kind asked only announces it
+VAGUE = ("数个", "一些", "多种", "许多", "很多", "以下", "如下", "几个", "若干", "不少", "多项", "诸多", "各种")
+
+
+def _announces(span: str, kinds: list[str]) -> bool:
+    """Does the aligned span only announce the answer (``具有数个独有特征``, ``有以下几种``):
+    a vague quantity (``VAGUE``) and then the kind the question asks, or a closing colon?"""
+    n = norm(span).rstrip()
+    if n.endswith(("：", ":", "如下")):
+        return True
+    return any(v in n for v in VAGUE) and any(n.endswith(k) for k in kinds if k)
+
+
+def _kind_words(question_n: str) -> list[str]:
+    return [w for w in KIND_WORDS if w in question_n]
+
+
+def _typed(
+    question: str, kind: AnswerType, word: str | None, text: str, own_hit: set[str]
+) -> tuple[tuple[int, int, str], ...]:
+    """The typed values of ``text`` that may answer ``question``: not already in the question; a
+    dynasty for 哪个朝代; a number with a unit of the asked measure (多长 → a length) or the asked
+    classifier (多少个 → 个, ``answer_types.counter``); a name
+    sharing no bigram with the question (首位副馆长 → not 首位代理); and each in a clause that, or
+    whose neighbour, says a question term itself (``own_hit``), when the sentence says any."""
+    question_n = norm(question)
+    if kind == AnswerType.DATE and is_dynasty_question(word):
+        found = [(m.start(), m.end(), m.group()) for m in DYNASTY_RE.finditer(text)]
+    else:
+        found = typed_values(kind, text, measure(question) if kind == AnswerType.NUMBER else None)
+    if kind == AnswerType.NUMBER and (classifiers := counter(question)):  # 多少个 → 1800个, not 三小时
+        found = [v for v in found if v[2].rstrip()[-1:] in classifiers]
+    question_pairs = {g for g in bigrams(question_n) if len(g) == 2}
+    values = [
+        v
+        for v in found
+        if norm(v[2]) not in question_n
+        and not (kind == AnswerType.NAME and {g for g in bigrams(norm(v[2])) if len(g) == 2} & question_pairs)
+    ]
+    if not own_hit or len(text) != len(norm(text)) or kind == AnswerType.REASON:  # a cause word links clauses
+        return tuple(values)
+    t = norm(text)
+    cuts = [0, *(m.end() for m in _LOCAL_CLAUSE.finditer(t)), len(t) + 1]
+    clauses = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    saying = [any(g in t[a:b] for g in own_hit) for a, b in clauses]
+
+    def local(v: tuple[int, int, str]) -> bool:
+        at = next(i for i, (a, b) in enumerate(clauses) if a <= v[0] < b)
+        a, b = clauses[at]
+        # a neighbour's terms count only for a clause that is little more than the value (1974年，他…)
+        bare = re.sub(r"\W", "", ASIDE_RE.sub("", t[a:b]))
+        short = len(bare) - len(re.sub(r"\W", "", ASIDE_RE.sub("", norm(v[2])))) <= LOCAL_SLACK
+        return saying[at] or (short and any(saying[j] for j in (at - 1, at + 1) if 0 <= j < len(saying)))
+
+    return tuple(v for v in values if local(v))

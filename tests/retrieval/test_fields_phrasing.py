@@ -159,3 +159,34 @@ def test_a_question_about_an_absent_subject_is_never_answered_in_these_phrasings
     build_index(root)
     result = query_once(template.format(x=absent), root)
     assert result["status"] not in ("answered", "partial"), (template, absent, result["message"])
+
+
+SPELLINGS = {
+    "documents/a.md": "主题：史蒂芬·霍金\n国籍：英国\n主题：《红楼梦》\n作者：曹雪芹\n"
+    "主题：甲·乙丙\n国籍：某国\n主题：甲乙·丙\n国籍：另一国\n主题：王皓\n身高：1.76米\n",
+}
+
+
+@pytest.fixture
+def spellings(tmp_path: Path) -> Path:
+    root = write_files(tmp_path / "s", SPELLINGS)
+    build_index(root)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("史蒂芬霍金的国籍是什么？", "英国"), ("请问红楼梦的作者是谁", "曹雪芹"), ("史蒂芬 霍金的国籍", "英国")],
+)
+def test_a_subject_written_without_its_dot_space_or_brackets_is_found(spellings: Path, question: str, answer: str) -> None:
+    result = query_once(question, spellings)
+    assert (result["status"], result["answer"]) == ("answered", answer), result["message"]
+    parse = next(e for e in result["trace"]["events"] if e["step"] == "parse")
+    assert parse["field_steps"][0]["subject_written_as"] in ("史蒂芬·霍金", "《红楼梦》")
+
+
+@pytest.mark.parametrize("question", ["甲乙丙的国籍是什么？", "史蒂芬霍金斯的国籍是什么？", "史蒂的国籍"])
+def test_two_spellings_or_none_are_not_a_subject(spellings: Path, question: str) -> None:
+    result = query_once(question, spellings)
+    assert result["status"] not in ("answered", "partial"), result["message"]
+

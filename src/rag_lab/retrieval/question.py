@@ -342,10 +342,51 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion:
-    """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`)."""
+    """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`).
+
+    When the place of the subject holds a name the corpus does not know, but the corpus
+    knows it written with a middle dot, a space or title brackets (``史蒂芬霍金`` for
+    史蒂芬·霍金, ``笑傲江湖`` for 《笑傲江湖》; :func:`spelled_otherwise`), the question is
+    read again with the corpus's spelling (the trace's ``field_steps`` says so).
+    """
     parsed = _parse_names(question, source)
     parsed.question = question
-    return resolve_field(question, parsed, source)
+    parsed = resolve_field(question, parsed, source)
+    if parsed.unknown_subject is not None:
+        spelled = spelled_otherwise(parsed.unknown_subject, source)
+        if spelled is not None and parsed.unknown_subject in question:
+            again_q = question.replace(parsed.unknown_subject, spelled, 1)
+            again = resolve_field(again_q, _parse_names(again_q, source), source)
+            again.question = again_q
+            if again.slots:
+                again.field_steps.insert(0, {"subject_written_as": spelled, "asked_as": parsed.unknown_subject})
+                return again
+    return parsed
+
+
+#: Characters a name may hold that a question often leaves out (史蒂芬·霍金 asked as 史蒂芬霍金).
+NAME_JOINERS = ("·", "•", "・", " ")
+_MAX_SPELLED = 30  # names longer than this are not respelled
+
+
+def spelled_otherwise(name: str, source: EvidenceSource) -> str | None:
+    """The one subject of the corpus that is ``name`` without its joiners (:data:`NAME_JOINERS`)
+    and with at most one joiner inserted between two of its code points, inside 《》 or not;
+    None when there is none or more than one."""
+    if not name or len(name) > _MAX_SPELLED:
+        return None
+    bare = name.strip("《》")
+    for joiner in NAME_JOINERS:
+        bare = bare.replace(joiner, "")
+    variants = {f"《{bare}》", bare}
+    for joiner in NAME_JOINERS:
+        for i in range(1, len(bare)):
+            if bare[i - 1].isalnum() and bare[i].isalnum():
+                variants.add(bare[:i] + joiner + bare[i:])
+    variants.discard(name)
+    kinds = source.name_kinds(sorted(variants))
+    found = sorted(v for v, k in kinds.items() if "subject" in k)
+    return found[0] if len(found) == 1 else None
 
 
 def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:

@@ -190,3 +190,22 @@ def test_two_spellings_or_none_are_not_a_subject(spellings: Path, question: str)
     result = query_once(question, spellings)
     assert result["status"] not in ("answered", "partial"), result["message"]
 
+
+
+POSSESSOR = {"documents/a.md": "主题：日本\n国家代码：jpn\n主题：某队\n成绩：冠军\n主题：杨过\n武器：玄铁重剑\n"}
+
+
+@pytest.fixture
+def possessor(tmp_path: Path) -> Path:
+    root = write_files(tmp_path / "p", POSSESSOR)
+    build_index(root)
+    return root
+
+
+def test_a_possessor_runs_on_to_a_de_before_more_name_of_the_field(possessor: Path) -> None:
+    # 最佳 stands between 的 and the field 成绩: the possessor is still 日本国家男子足球队, not 日本
+    result = query_once("你知道日本国家男子足球队的最佳成绩是什么，何时取得的吗？", possessor)
+    assert (result["status"], result["reason"]) == ("refused", "no_supporting_evidence"), result["message"]
+    assert "is not a subject in the corpus" in result["message"]
+    # question phrasing after 的 (的是什么) is no name: 杨过 keeps its field
+    assert query_once("杨过使用的是什么武器？", possessor)["answer"] == "玄铁重剑"

@@ -34,6 +34,7 @@ from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval import fields as field_matching
 from rag_lab.retrieval.chain import Chain, find_chain
 from rag_lab.retrieval.ordinary import (
+    BOUNDARY_CHARS,
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
@@ -557,7 +558,16 @@ def _possessor_apart(question: str, parsed: ParsedQuestion, mine: list[Match]) -
     if any(m.length > SHORT_NAME for m in mine):
         return parsed
     ends = [possessor_end(question, m.end, stops) for m in mine]
-    if any(e is None or e + 1 not in field_starts for e in ends):
+    def field_after(e: int) -> bool:
+        """A field the question names begins after that 的, with only more name between (最佳 in
+        …足球队的最佳成绩; never a particle or question phrasing: …使用的是什么武器)."""
+        return any(
+            f > e and not any(ch in BOUNDARY_CHARS or not ch.isalnum() for ch in question[e + 1 : f])
+            and not any(max(s, e + 1) < min(t, f) for s, t in ordinary_spans(question))
+            for f in field_starts
+        )
+
+    if any(e is None or not field_after(e) for e in ends):
         return parsed
     if squash(question[mine[0].end : ends[0]]) in squash(field_name):  # 梅江流域的面积: 流域面积
         return parsed

@@ -126,8 +126,6 @@ def decoy_fields() -> tuple[str, ...]:
 #: the thing itself (交通状况 → 交通, 文化程度 → 文化). Endings naming another aspect
 #: (时间, 地点, 面积: 出版时间 is not 出版) are not here.
 LIGHT_TAILS = ("于", "人", "者", "商", "情况", "状况", "程度", "范围", "内容", "方面")
-#: Openings of a name that do not change what it refers to: 主要研究方向 is the 研究方向.
-LIGHT_HEADS = ("主要", "具体", "详细", "大致", "大概", "基本")
 #: Words of belonging: ``X属于哪个市`` asks the field X belongs to (所属市, 归属, 隶属单位).
 BELONG_VERBS = ("属于",)
 BELONG_WORDS = ("所属", "归属", "隶属", "从属", "原属", "属地", "类属")
@@ -175,14 +173,14 @@ def count_aliases(text: str) -> list[Alias]:
 
 
 def extended_by_light_tail(named: str, fields: Sequence[str]) -> list[str]:
-    """The fields (of ≥ 2 code points) that ``named`` is, plus one of :data:`LIGHT_TAILS` (主持人 →
-    主持) or after one of :data:`LIGHT_HEADS` (主要研究方向 → 研究方向)."""
+    """The fields (of ≥ 2 code points) that ``named`` is plus one of :data:`LIGHT_TAILS` (主持人 → 主持).
+
+    A name with an opening such as 主要 is not one of them: 主要研究方向 may be a field of its
+    own beside 研究方向 (benchmarks/realistic has both).
+    """
     form = squash(named)
     return sorted(
-        f
-        for f in fields
-        if len(squash(f)) >= 2
-        and (any(form == squash(f) + tail for tail in LIGHT_TAILS) or any(form == head + squash(f) for head in LIGHT_HEADS))
+        f for f in fields if len(squash(f)) >= 2 and any(form == squash(f) + tail for tail in LIGHT_TAILS)
     )
 
 

@@ -18,7 +18,8 @@ FAMILY = {
     "documents/a.md": "主题：张三\n丈夫：李四\n年龄：三十岁\n出生：1990年\n主题：李四\n父亲：李老汉\n年龄：三十二岁\n"
     "主题：王芳\n丈夫：赵六\n"  # 赵六 is no subject of the corpus
     "主题：中国\n首都：北京\n医院：协和医院\n主题：人力资源机构\n国别：中国\n医保定点：是\n主题：是\n拼音：shì\n"
-    "主题：王五\n出生日期：1980年\n主题：红楼梦\n首映：1987年\n作者：曹雪芹\n",
+    "主题：王五\n出生日期：1980年\n主题：红楼梦\n首映：1987年\n作者：曹雪芹\n"
+    "主题：赵七\n出生地：中国\n父亲：李四\n主题：研究院\n机构：科研机构\n",  # 机构 is a field name of the corpus
 }
 
 
@@ -60,6 +61,8 @@ def test_a_noun_alias_after_de_is_a_chain_even_when_the_value_is_no_subject(fami
         ("红楼梦的作者是谁", "曹雪芹"),
         ("人力资源机构是哪个国家的机构？", "中国"),  # 机构 restates the subject's own kind
         ("人力资源机构是医保定点医院吗", "是"),  # the value 是 names no subject
+        ("赵七的出生地在哪里", "中国"),  # 在哪里 asks a place: 出生地 is one (its value 中国 is a subject)
+        ("赵七的父亲是哪位", "李四"),  # 哪位 asks the value's own name
     ],
 )
 def test_one_field_followed_by_question_words_is_still_answered(family: Path, question: str, answer: str) -> None:
@@ -94,5 +97,6 @@ def test_a_chained_question_is_never_answered_with_the_first_hops_value(
 
 def test_the_documented_chain_rows_are_in_the_docs() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
-    for q in ("张三丈夫的父亲是谁", "张三的丈夫多少岁", "张三丈夫的老师是谁", "张三的丈夫是谁", "张三丈夫的名字", "张三的年龄多少岁"):
+    for q in ("张三丈夫的父亲是谁", "张三的丈夫多少岁", "张三丈夫的老师是谁", "张三的丈夫是谁", "张三丈夫的名字", "张三的年龄多少岁",
+              "赵七的出生地在哪里", "人力资源机构是哪个国家的机构"):
         assert f"| `{q}` |" in text

@@ -122,8 +122,8 @@ def test_kind_matching_never_picks_one_of_several_or_a_title(rest: str, fields: 
 
 def test_a_named_field_the_subject_lacks_is_retried_on_the_whole_question_without_crossing_ordinary_words() -> None:
     # 属于 is a field of the corpus the subject lacks: nothing at it, so the whole question is read
-    d = match_field("请问\ufffc属于哪个乡镇？", ["所属乡镇", "人口"], GENERAL, asked_at=[(3, 5)])
-    assert d.match is not None and (d.match.field, d.match.method) == ("所属乡镇", Method.PARTIAL)
+    d = match_field("请问\ufffc属于哪个乡镇？", ["所在乡镇", "人口"], GENERAL, asked_at=[(3, 5)])
+    assert d.match is not None and (d.match.field, d.match.method) == ("所在乡镇", Method.PARTIAL)
     assert any(s.get("method") == "retry" for s in d.steps)
     # a specific field the subject lacks (longer than WEAK_NAME) is what is asked: no retry
     # (only the embedding step, here without a model, may still look)

@@ -36,12 +36,12 @@ from dataclasses import dataclass
 
 from rag_lab.data.aliases import Alias
 from rag_lab.data.names import squash
-from rag_lab.retrieval.fields import FieldMatch, Method, _forms, _is_a, base
+from rag_lab.retrieval.fields import FieldMatch, Method, _asked_kinds, _forms, _is_a, base
 from rag_lab.retrieval.ordinary import BOUNDARY_CHARS, FUNCTION_WORDS, LEAD_INS, ORDINARY_PHRASES
 from rag_lab.retrieval.sources import EvidenceSource
 
 #: Words after a field that ask for the value's own name, not for another field of it.
-NAME_WORDS = ("名字", "名称", "姓名", "全名", "大名", "名", "叫什么", "叫啥", "是谁", "是什么")
+NAME_WORDS = ("名字", "名称", "姓名", "全名", "大名", "名", "叫什么", "叫啥", "是谁", "是什么", "是哪位", "哪位")
 GAP = " \u3000\t的"
 #: Characters of question words: an alias phrase without any is a noun (父亲, 邮编, 首都).
 QUESTION_CHARS = "多几什谁哪怎吗何啥么"
@@ -112,7 +112,7 @@ def find_chain(
         if any(s < end and at < e for s, e, _ in field_spans):
             continue  # one longer field name runs across: 出生 + 日期 is 出生日期
         for s, _, name in field_spans:
-            if s == at and name != first and name not in own and value_is_subject():
+            if s == at and name != first and name not in own and name not in subject and value_is_subject():
                 return Chain(subject, first, name, at)
         tail = squash(question[at:])
         for alias in aliases:
@@ -121,6 +121,8 @@ def find_chain(
             kinds = [squash(f) for f in alias.fields]
             if squash(first) in kinds or _is_a(base(first), kinds):
                 continue  # the phrase asks about the first field itself (X的年龄多少岁)
+            if any(base(first).endswith(k) for k in _asked_kinds(squash(alias.phrase))):
+                continue  # X的出生地在哪里: a place field asked where, the first field itself
             if value_is_subject() or ("的" in question[end:at] and not any(c in alias.phrase for c in QUESTION_CHARS)):
                 return Chain(subject, first, alias.phrase, at)
         if "的" in question[end:at] and not _question_words_at(question, at) and value_is_subject():

@@ -121,6 +121,16 @@ def decoy_fields() -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for a in general_aliases() for f in a.fields))
 
 
+#: Endings that do not change what a name refers to: a verb + 于 is that verb (任职于 →
+#: 任职), a verb + an agent suffix its doer (主持人 → 主持, 运营商 → 运营), a light head noun
+#: the thing itself (交通状况 → 交通, 文化程度 → 文化). Endings naming another aspect
+#: (时间, 地点, 面积: 出版时间 is not 出版) are not here.
+LIGHT_TAILS = ("于", "人", "者", "商", "情况", "状况", "程度", "范围", "内容", "方面")
+#: Words of belonging: ``X属于哪个市`` asks the field X belongs to (所属市, 归属, 隶属单位).
+BELONG_VERBS = ("属于",)
+BELONG_WORDS = ("所属", "归属", "隶属", "从属", "原属", "属地", "类属")
+_ASKING = ("哪一个", "哪个", "哪里", "哪儿", "哪一", "哪些", "什么", "那个", "哪种", "哪类", "哪条", "哪所", "哪家", "哪", "那", "啥", "何")
+
 COUNT_WORDS = ("多少", "几")
 WEAK_NAME = 2  # a named field of at most this many code points may be an ordinary word (属于, 类型)
 
@@ -160,6 +170,59 @@ def count_aliases(text: str) -> list[Alias]:
 
 
 # -- the steps ---------------------------------------------------------------------------
+
+
+def extended_by_light_tail(named: str, fields: Sequence[str]) -> list[str]:
+    """The fields (of ≥ 2 code points) that ``named`` is plus one of :data:`LIGHT_TAILS` (主持人 → 主持).
+
+    A name with an opening such as 主要 is not one of them: 主要研究方向 may be a field of its
+    own beside 研究方向 (benchmarks/realistic has both).
+    """
+    form = squash(named)
+    return sorted(
+        f for f in fields if len(squash(f)) >= 2 and any(form == squash(f) + tail for tail in LIGHT_TAILS)
+    )
+
+
+def _light_named(field: str, text: str) -> bool:
+    """Whether ``field`` is a name that ``text`` holds plus a light ending (成立于 for ``…成立的``)."""
+    form = squash(field)
+    return any(
+        form.endswith(tail) and len(form) - len(tail) >= 2 and form[: -len(tail)] in text for tail in LIGHT_TAILS
+    )
+
+
+def belonging_fields(text: str, fields: Sequence[str]) -> tuple[str, list[str]]:
+    """``(the belonging phrase, fields it may mean)`` for ``X属于哪个市`` (``text`` squashed).
+
+    The question says ``属于`` (``隶属于``, ``是属于`` too); the fields are the subject's
+    fields holding a word of belonging (:data:`BELONG_WORDS`: 所属, 归属, 隶属…) whose other
+    characters are none (所属, 归属) or share one with the noun asked after the question word
+    (``哪个市`` → 所属市, ``哪条线路`` → 所属路线; ``哪里`` asks no noun: any such field).
+    Without a question word right after ``属于`` (``它属于我们``) nothing is asked about belonging.
+    """
+    for verb in BELONG_VERBS:
+        at = text.find(verb)
+        if at < 0:
+            continue
+        tail = text[at + len(verb) :]
+        asking = next((w for w in _ASKING if tail.startswith(w)), "")
+        noun = tail[len(asking) :]
+        for stop in ("的", "吗", "呢", "啊", "呀", "吧"):
+            noun = noun.split(stop, 1)[0]
+        if not asking:
+            continue  # 属于 not followed by a question word (它属于我们) asks nothing about belonging
+        found = []
+        for f in fields:
+            form = squash(f)
+            word = next((w for w in BELONG_WORDS if w in form), None)
+            if word is None:
+                continue
+            other = form.replace(word, "", 1)
+            if not other or not noun or set(other) & set(noun):
+                found.append(f)
+        return verb + asking + noun, sorted(found)
+    return "", []
 
 
 def _occurrences(name: str, text: str) -> list[tuple[int, int]]:
@@ -390,6 +453,15 @@ def match_field(
     )):
         return decision
 
+    if raw_focus is not None:
+        # 主持人 for a subject with 主持: the named field is one of its own plus a light ending
+        extended = {f: rest[a:b] for a, b in raw_focus for f in extended_by_light_tail(rest[a:b], names)}
+        steps.append({"method": str(Method.PARTIAL), "extended": sorted(extended)})
+        if len(extended) == 1:
+            (own_field, asked_as), = extended.items()
+            decision.match = FieldMatch(asked_as, own_field, Method.PARTIAL, len(squash(own_field)) / len(squash(asked_as)))
+            return decision
+
     seen: set[str] = set()
     table = [a for a in aliases if not (a.phrase in seen or seen.add(a.phrase))]  # type: ignore[func-returns-value]
     table += [a for a in count_aliases(text) if a.phrase not in seen]
@@ -411,7 +483,12 @@ def match_field(
         if scored:
             best, second = scored[0], (scored[1] if len(scored) > 1 else None)
             lead = best[0] - (second[0] if second else 0.0)
-            if best[0] < 1.0 and not _is_a(squash(best[2]), targets) and _inside_phrases(best[3], text, hits):
+            if (
+                best[0] < 1.0
+                and not _is_a(squash(best[2]), targets)
+                and not _light_named(best[2], text)  # 成立于 for 啥时候成立: the field is named, plus 于
+                and _inside_phrases(best[3], text, hits)
+            ):
                 # 多长时间 asks a duration: 时间 in 发行时间 is not enough to say it asks that
                 step["passed_to_alias"] = "an alias phrase of the question means another field"
             elif lead >= PARTIAL_MARGIN:
@@ -444,12 +521,17 @@ def match_field(
                         if own not in kinds and _is_a(base(own), [squash(target)]):
                             kinds[own] = alias.phrase
             meant = kinds
+        belonging = ""
+        if not meant:  # X属于哪个市: a field of belonging (所属市)
+            belonging, found = belonging_fields(text, names)
+            meant = {f: belonging for f in found}
         steps.append(
             {
                 "method": str(Method.ALIAS),
                 "phrases": [[a.phrase, list(a.fields)] for a in hits],
                 "found": sorted(meant),
                 **({"by_kind": True} if kinds else {}),
+                **({"belonging": belonging} if belonging else {}),
             }
         )
         if len(meant) == 1:

@@ -34,6 +34,7 @@ from rag_lab.limits import MAX_QUESTION_CHARS
 from rag_lab.retrieval import fields as field_matching
 from rag_lab.retrieval.chain import Chain, find_chain
 from rag_lab.retrieval.ordinary import (
+    BOUNDARY_CHARS,
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
@@ -342,10 +343,51 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def parse_text_question(question: str, source: EvidenceSource) -> ParsedQuestion:
-    """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`)."""
+    """Names (verbatim, below), then the linked subject's field (:func:`resolve_field`).
+
+    When the place of the subject holds a name the corpus does not know, but the corpus
+    knows it written with a middle dot, a space or title brackets (``史蒂芬霍金`` for
+    史蒂芬·霍金, ``笑傲江湖`` for 《笑傲江湖》; :func:`spelled_otherwise`), the question is
+    read again with the corpus's spelling (the trace's ``field_steps`` says so).
+    """
     parsed = _parse_names(question, source)
     parsed.question = question
-    return resolve_field(question, parsed, source)
+    parsed = resolve_field(question, parsed, source)
+    if parsed.unknown_subject is not None:
+        spelled = spelled_otherwise(parsed.unknown_subject, source)
+        if spelled is not None and parsed.unknown_subject in question:
+            again_q = question.replace(parsed.unknown_subject, spelled, 1)
+            again = resolve_field(again_q, _parse_names(again_q, source), source)
+            again.question = again_q
+            if again.slots:
+                again.field_steps.insert(0, {"subject_written_as": spelled, "asked_as": parsed.unknown_subject})
+                return again
+    return parsed
+
+
+#: Characters a name may hold that a question often leaves out (史蒂芬·霍金 asked as 史蒂芬霍金).
+NAME_JOINERS = ("·", "•", "・", " ")
+_MAX_SPELLED = 30  # names longer than this are not respelled
+
+
+def spelled_otherwise(name: str, source: EvidenceSource) -> str | None:
+    """The one subject of the corpus that is ``name`` without its joiners (:data:`NAME_JOINERS`)
+    and with at most one joiner inserted between two of its code points, inside 《》 or not;
+    None when there is none or more than one."""
+    if not name or len(name) > _MAX_SPELLED:
+        return None
+    bare = name.strip("《》")
+    for joiner in NAME_JOINERS:
+        bare = bare.replace(joiner, "")
+    variants = {f"《{bare}》", bare}
+    for joiner in NAME_JOINERS:
+        for i in range(1, len(bare)):
+            if bare[i - 1].isalnum() and bare[i].isalnum():
+                variants.add(bare[:i] + joiner + bare[i:])
+    variants.discard(name)
+    kinds = source.name_kinds(sorted(variants))
+    found = sorted(v for v, k in kinds.items() if "subject" in k)
+    return found[0] if len(found) == 1 else None
 
 
 def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:
@@ -516,7 +558,16 @@ def _possessor_apart(question: str, parsed: ParsedQuestion, mine: list[Match]) -
     if any(m.length > SHORT_NAME for m in mine):
         return parsed
     ends = [possessor_end(question, m.end, stops) for m in mine]
-    if any(e is None or e + 1 not in field_starts for e in ends):
+    def field_after(e: int) -> bool:
+        """A field the question names begins after that 的, with only more name between (最佳 in
+        …足球队的最佳成绩; never a particle or question phrasing: …使用的是什么武器)."""
+        return any(
+            f > e and not any(ch in BOUNDARY_CHARS or not ch.isalnum() for ch in question[e + 1 : f])
+            and not any(max(s, e + 1) < min(t, f) for s, t in ordinary_spans(question))
+            for f in field_starts
+        )
+
+    if any(e is None or not field_after(e) for e in ends):
         return parsed
     if squash(question[mine[0].end : ends[0]]) in squash(field_name):  # 梅江流域的面积: 流域面积
         return parsed

@@ -110,6 +110,31 @@ def floor_read_hash(root: Path) -> tuple[float, int, int]:
     return time.perf_counter() - started, len(files), total
 
 
+def require_schema(index: Path, versions: tuple[int, ...], script: str) -> None:
+    """Exit with a clear message unless INDEX was built in one of the schema VERSIONS.
+
+    The format probes measured the layouts that led to schema 5; they read those older tables
+    directly, so on any other index they would fail with an SQL error half way through.
+    """
+    import sqlite3
+
+    db = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as error:
+        raise SystemExit(f"{script}: {index} is not a rag_lab index ({error})") from None
+    finally:
+        db.close()
+    version = json.loads(meta.get("config", "{}")).get("schema_version")
+    if version not in versions:
+        wanted = " or ".join(str(v) for v in versions)
+        raise SystemExit(
+            f"{script}: {index} has index schema {version}; this probe reads schema {wanted} tables. "
+            f"Rerun it from the code it measured: `git worktree add /tmp/probe 498bc10^` and build the "
+            f"index with that checkout (PYTHONPATH=/tmp/probe/src)."
+        )
+
+
 def cli_command() -> list[str] | None:
     """``rag-lab`` (the real console script, not a pyenv shim) when ``rag-lab --help`` works."""
     candidates = [Path(sys.executable).parent / "rag-lab"]

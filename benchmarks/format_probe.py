@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_index import code_state, ensure_corpus  # noqa: E402
+from bench_index import code_state, ensure_corpus, require_schema  # noqa: E402
 
 K1, B = 1.2, 0.75
 U32 = npt.NDArray[np.uint32]
@@ -598,6 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     index = root / ".rag_lab" / "index.sqlite"
     if not index.exists():
         raise SystemExit(f"no index at {index}: run `rag-lab index {root}` (or bench_index.py) first")
+    require_schema(index, (3, 4), "format_probe.py")
     corpus = sum(p.stat().st_size for p in (root / "documents").rglob("*.md"))
     load_avg = os.getloadavg()[0]
     began = time.perf_counter()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_index import ensure_corpus  # noqa: E402
+from bench_index import ensure_corpus, require_schema  # noqa: E402
 from bench_query import questions_for  # noqa: E402
 
 
@@ -48,6 +48,7 @@ def main() -> int:
     args = ap.parse_args()
     root = ensure_corpus(args.out, args.docs)
     today = root / ".rag_lab" / "index.sqlite"
+    require_schema(today, (3, 4), "probe_reads.py")
     big = args.out / f"pages64k_{args.docs}.sqlite"
     if not big.exists():
         big.unlink(missing_ok=True)

@@ -85,3 +85,21 @@ def test_bench_peers_on_a_small_corpus(tmp_path: Path) -> None:
         assert "error" not in row, row
         assert row["index_bytes"] > 0 and row["build_s"] > 0
         assert 0.0 < row["queries"]["recall_at_5"] <= 1.0
+
+
+def test_format_probes_refuse_an_index_of_another_schema(tmp_path: Path) -> None:
+    from bench_index import require_schema
+
+    from rag_lab.index.build import build_index
+    from rag_lab.index.schema import SCHEMA_VERSION
+
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "a.md").write_text("主题：甲\n价格：1元\n", encoding="utf-8")
+    build_index(tmp_path)
+    index = tmp_path / ".rag_lab" / "index.sqlite"
+    require_schema(index, (SCHEMA_VERSION,), "probe")  # its own schema passes
+    with pytest.raises(SystemExit, match=rf"has index schema {SCHEMA_VERSION}; this probe reads schema 3 or 4"):
+        require_schema(index, (3, 4), "probe")
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database" * 100)
+    with pytest.raises(SystemExit, match="is not a rag_lab index"):
+        require_schema(tmp_path / "junk.sqlite", (3, 4), "probe")

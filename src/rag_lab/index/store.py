@@ -21,7 +21,7 @@ from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
-from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
+from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.records import Unit
 
@@ -134,6 +134,7 @@ class Index:
             self._acl_span = len(acls)  # postings keys: term * len(acls) + ACL position
             self._acl_filter = f"acl IN ({','.join(map(str, self._acl_codes))})"
             self._length_of_id: tuple[npt.NDArray[Any], npt.NDArray[np.float64]] | None = None
+            self._tf1 = self._tf1_weight  # one object: every term's TfWeights.base (add_common shares it)
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(t for acl, _, t in stats if acl in self.visible)
@@ -510,19 +511,10 @@ class Index:
                 tf = np.concatenate([d[2] for d in decoded])
                 by_at = np.argsort(at, kind="stable")
                 at, tf = at[by_at], tf[by_at]
-            lengths, by_length = self._unit_lengths()
+            lengths, _ = self._unit_lengths()
             more_ids = ids[at]  # the units with tf > 1, ascending (as their positions), and their weights
             more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
-
-            def weight_of(_pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
-                weight: npt.NDArray[np.float64] = by_length[lengths[units]]  # the weight of tf = 1, by length
-                if more_ids.size and units.size:
-                    k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
-                    more = more_ids[k] == units
-                    weight[more] = more_weights[k[more]]
-                return weight
-
-            return ids, weight_of
+            return ids, TfWeights(self._tf1, more_ids, more_weights)
 
         return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
 
@@ -531,6 +523,12 @@ class Index:
         k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
         avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
         weight: npt.NDArray[np.float64] = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
+        return weight
+
+    def _tf1_weight(self, units: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """The weight of tf = 1 at each of ``units``, by its length (TfWeights.base)."""
+        lengths, by_length = self._unit_lengths()
+        weight: npt.NDArray[np.float64] = by_length[lengths[units]]
         return weight
 
     def _unit_lengths(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:

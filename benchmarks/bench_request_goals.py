@@ -10,6 +10,7 @@ back to back, so both see the same load), each measuring:
   paired with a bare stat walk just before it (the floor), ``--pairs`` times: the median ratio;
   ``ratio_fresh_open``: the same with the kept index closed first (index/kept.py), as the first
   call of a process opens it (equal to ``ratio``'s kind of call for code without kept indexes);
+  ``cpu_ratio``: ``query_once``'s CPU (``time.thread_time``) over the walk's (steadier under load);
 * the rest of the request, ``run_request`` on one open index without the freshness walk, the
   same question 300 times after 20 warm-ups: wall and CPU (``time.thread_time``) p50 / p95;
 * the same for ``--distinct`` different questions of the manifest, each asked once (nothing of
@@ -60,11 +61,13 @@ def timed(question, index):
 out = {"load": os.getloadavg()[0]}
 for name, question in questions_for(root.parent, docs).items():
     query.query_once(question, root, as_of=today)
-    ratios, walks, wholes, cold = [], [], [], []
+    ratios, walks, wholes, cold, cpu_ratios = [], [], [], [], []
     for _ in range(pairs):
-        t = time.perf_counter(); stat_walk(root); walk = time.perf_counter() - t
-        t = time.perf_counter(); query.query_once(question, root, as_of=today); whole = time.perf_counter() - t
-        ratios.append(whole / walk); walks.append(walk); wholes.append(whole)
+        t, c = time.perf_counter(), time.thread_time(); stat_walk(root)
+        walk, walk_cpu = time.perf_counter() - t, time.thread_time() - c
+        t, c = time.perf_counter(), time.thread_time(); query.query_once(question, root, as_of=today)
+        whole, whole_cpu = time.perf_counter() - t, time.thread_time() - c
+        ratios.append(whole / walk); walks.append(walk); wholes.append(whole); cpu_ratios.append(whole_cpu / walk_cpu)
         if close_kept is not None:  # the first call of a process: the index opened afresh
             close_kept()
             t = time.perf_counter(); stat_walk(root); walk = time.perf_counter() - t
@@ -74,7 +77,7 @@ for name, question in questions_for(root.parent, docs).items():
             result = timed(question, index)[2]
         cpu, wall = zip(*[timed(question, index)[:2] for _ in range(300)])
     out[name] = {"status": f"{result['status']} / {result['reason']}", "ratio": statistics.median(ratios),
-                 "ratio_fresh_open": statistics.median(cold or ratios),
+                 "ratio_fresh_open": statistics.median(cold or ratios), "cpu_ratio": statistics.median(cpu_ratios),
                  "walk_ms": statistics.median(walks) * 1e3, "query_once_ms": statistics.median(wholes) * 1e3,
                  "wall_p50": pct(wall, 0.5), "wall_p95": pct(wall, 0.95),
                  "cpu_p50": pct(cpu, 0.5), "cpu_p95": pct(cpu, 0.95)}
@@ -123,7 +126,7 @@ def main() -> None:
         loads = [r["load"] for r in rows]
         print(f"{code} (load {min(loads):.1f}–{max(loads):.1f})")
         for name in ("answered", "conflicting", "unknown", "distinct"):
-            keys = [k for k in ("ratio", "ratio_fresh_open", "walk_ms", "query_once_ms", "wall_p50", "wall_p95",
+            keys = [k for k in ("ratio", "ratio_fresh_open", "cpu_ratio", "walk_ms", "query_once_ms", "wall_p50", "wall_p95",
                                 "cpu_p50", "cpu_p95")
                     if k in rows[0][name]]
             cells = "  ".join(f"{k} {statistics.median(r[name][k] for r in rows):.3f}" for k in keys)

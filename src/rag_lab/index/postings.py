@@ -138,13 +138,14 @@ class TermPostings:
             self._lookups += 1
             if self._lookups >= 2:
                 mask = np.zeros(self.universe, bool)
-                mask[self.ids()] = True
-                weight_of = self._state()[1]
-                if isinstance(weight_of, TfWeights):
-                    more = np.zeros(self.universe, bool)
-                    more[weight_of.more_ids] = True
-                    self._more_bits = np.packbits(more, bitorder="little")
-                bits = self._bits = np.packbits(mask, bitorder="little")
+                ids, weight_of = self._state()
+                mask[ids] = True
+                packed = np.packbits(mask, bitorder="little")
+                if isinstance(weight_of, TfWeights):  # the same buffer, cleared where it was set
+                    mask[ids] = False
+                    mask[weight_of.more_ids] = True
+                    self._more_bits = np.packbits(mask, bitorder="little")
+                bits = self._bits = packed
         return bits
 
     def _row(self, row: Weights, units: npt.NDArray[Any], probe: _Probe) -> None:

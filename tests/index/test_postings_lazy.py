@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from rag_lab.data.access import Principal
 from rag_lab.index import build_index
 from rag_lab.index.backend import Store, open_store, resolve_location
-from rag_lab.index.postings import BITS_FROM_DF
+from rag_lab.index.postings import BITS_FROM_DF, add_common
 from rag_lab.index.terms import query_terms, search_text, unit_terms
 from rag_lab.retrieval import rank as rank_module
 from rag_lab.retrieval.rank import bm25
@@ -152,5 +152,43 @@ def test_bm25_equals_the_straightforward_ranking(corpus: Path, data: st.DataObje
             want_ids, want_scores, want_ceiling = straightforward_bm25(question, plain)
             assert ids.tolist() == want_ids.tolist() and scores.tobytes() == want_scores.tobytes()
             assert ceiling == want_ceiling
-            again = bm25(question, fresh)  # the second time from the store's cache
-            assert again[0].tolist() == ids.tolist() and again[1].tobytes() == scores.tobytes()
+            for _ in range(2):  # from the store's cache; the third time common terms have bit sets
+                again = bm25(question, fresh)
+                assert again[0].tolist() == ids.tolist() and again[1].tobytes() == scores.tobytes()
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_add_common_equals_term_by_term(corpus: Path, data: st.DataObject) -> None:
+    """All common terms scored in one pass (index/postings.py ``add_common``, with the
+    candidates' base weights shared and bit sets for tf > 1) = ``scores[hit] += w * idf`` term
+    by term, bit for bit, at the first, second and third lookup of each term."""
+    who = data.draw(st.sampled_from(sorted(WHO)))
+    text = data.draw(st.text(alphabet=ALPHABET, min_size=2, max_size=8))
+    low, high = data.draw(st.sampled_from([(-3, 200), (1, 200), (1, 60)]))  # some outside the ids: the slow path
+    units = np.asarray(sorted(data.draw(st.sets(st.integers(low, high), max_size=80))), np.int64)
+    start = np.asarray(data.draw(st.lists(st.floats(0, 50), min_size=units.size, max_size=units.size)))
+    location = resolve_location(corpus, None)
+    with open_store(location, WHO[who]) as batched, open_store(location, WHO[who]) as plain:
+        terms = query_terms(text)
+        for _ in range(3):
+            got = start.copy()
+            found = batched.term_postings(terms)
+            add_common(got, units, [(found[t], 0.5 + t % 7) for t in sorted(found)])
+            want = start.copy()
+            for term, posting in sorted(plain.term_postings(terms).items()):
+                hit, weights = posting.weights_at(units)
+                want[hit] += weights * (0.5 + term % 7)
+            assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=90) | st.lists(st.integers(0, 100_000), max_size=30))
+def test_unique_equals_numpy(values: list[int]) -> None:  # dense lists take the counting path
+    ids = np.asarray(values, np.int32)
+    unique, inverse = rank_module._unique(ids, False)
+    want, want_inverse = np.unique(ids, return_inverse=True)
+    assert unique.tolist() == want.tolist() and inverse.tolist() == want_inverse.tolist()
+    distinct = np.asarray(sorted(set(values)), np.int32)
+    same, identity = rank_module._unique(distinct, True)
+    assert same.tolist() == distinct.tolist() and identity.tolist() == list(range(distinct.size))

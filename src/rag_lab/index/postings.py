@@ -37,6 +37,27 @@ WeightOf = Callable[[Positions | None, Ids], Weights]
 BITS_FROM_DF = 128
 
 
+class TfWeights:
+    """A :data:`WeightOf` in two parts: ``base(units)``, the weight of tf = 1 by each unit's
+    length (one function shared by every term of a store), except at ``more_ids`` (ascending:
+    the units holding the term more than once), weighed in ``more_weights``. BM25 then computes
+    the base weights of its candidates once for all common terms (:func:`add_common`)."""
+
+    __slots__ = ("base", "more_ids", "more_weights")
+
+    def __init__(self, base: Callable[[npt.NDArray[Any]], Weights], more_ids: Ids, more_weights: Weights) -> None:
+        self.base, self.more_ids, self.more_weights = base, more_ids, more_weights
+
+    def __call__(self, _pos: Positions | None, units: npt.NDArray[Any]) -> Weights:
+        weight = self.base(units)
+        more_ids = self.more_ids
+        if more_ids.size and units.size:
+            k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
+            more = more_ids[k] == units
+            weight[more] = self.more_weights[k[more]]
+        return weight
+
+
 class TermPostings:
     """One term's visible postings: ``df``, and its ids and weights decoded on demand.
 
@@ -44,17 +65,18 @@ class TermPostings:
     once per object (two threads may both run it; they compute the same thing).
     """
 
-    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_whole", "df", "nbytes", "universe")
+    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_more_bits", "_whole", "df", "nbytes", "universe")
 
     def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
         self.universe = universe  # unit ids are below it (0: unknown, no bit set is made)
-        # what the object may hold once decoded (the cache's accounting): with its bit set
-        self.nbytes = nbytes + (universe // 8 + 1 if self._may_have_bits() else 0)
+        # what the object may hold once decoded (the cache's accounting): with its two bit sets
+        self.nbytes = nbytes + (2 * (universe // 8 + 1) if self._may_have_bits() else 0)
         self._decode = decode
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
         self._bits: npt.NDArray[np.uint8] | None = None
+        self._more_bits: npt.NDArray[np.uint8] | None = None  # with _bits, for TfWeights: tf > 1
         self._lookups = 0
 
     def _state(self) -> tuple[Ids, WeightOf]:
@@ -75,12 +97,12 @@ class TermPostings:
             whole = self._whole = (ids, weight_of(np.arange(ids.size), ids))
         return whole
 
-    def weights_at(self, units: npt.NDArray[Any]) -> tuple[npt.NDArray[np.bool_], Weights]:
+    def weights_at(self, units: npt.NDArray[Any], _counted: bool = False) -> tuple[npt.NDArray[np.bool_], Weights]:
         """For ascending ``units``: which of them hold the term, and the tf weights of those."""
         ids, weight_of = self._state()
         if ids.size == 0 or units.size == 0:
             return np.zeros(units.size, bool), np.zeros(0)
-        bits = self._membership()
+        bits = self._bits if _counted else self._membership()
         if bits is not None:  # which units hold the term by one bit each; positions of the hits only
             if units[0] >= 0 and units[-1] < self.universe:  # ascending: all inside
                 hit = ((bits[units >> 3] >> (units & 7)) & 1).astype(bool)
@@ -116,9 +138,82 @@ class TermPostings:
             self._lookups += 1
             if self._lookups >= 2:
                 mask = np.zeros(self.universe, bool)
-                mask[self.ids()] = True
-                bits = self._bits = np.packbits(mask, bitorder="little")
+                ids, weight_of = self._state()
+                mask[ids] = True
+                packed = np.packbits(mask, bitorder="little")
+                if isinstance(weight_of, TfWeights):  # the same buffer, cleared where it was set
+                    mask[ids] = False
+                    mask[weight_of.more_ids] = True
+                    self._more_bits = np.packbits(mask, bitorder="little")
+                bits = self._bits = packed
         return bits
+
+    def _row(self, row: Weights, units: npt.NDArray[Any], probe: _Probe) -> None:
+        """``row[i]`` = this term's tf weight at ``units[i]`` where the unit holds it (the rest
+        left as they are): the same floats as :meth:`weights_at` gives for the hits."""
+        ids, weight_of = self._state()
+        if ids.size == 0:
+            return
+        bits = self._membership()
+        more_bits = self._more_bits
+        if bits is not None and more_bits is not None and probe.inside(self.universe):
+            assert isinstance(weight_of, TfWeights)
+            hit = (bits.take(probe.byte) & probe.mask).astype(bool)
+            np.copyto(row, probe.base(weight_of.base), where=hit)
+            if weight_of.more_ids.size:
+                more = np.flatnonzero(more_bits.take(probe.byte) & probe.mask)
+                if more.size:
+                    more_ids = weight_of.more_ids
+                    row[more] = weight_of.more_weights[np.searchsorted(more_ids, units[more])]
+            return
+        hit, weights = self.weights_at(units, _counted=True)  # this lookup is counted already
+        row[hit] = weights
+
+
+class _Probe:
+    """Ascending candidate units prepared once for looking up many terms: the byte and bit of
+    each in a bit set, and the base weights (:class:`TfWeights`) by base function."""
+
+    __slots__ = ("_bases", "_inside", "byte", "mask", "units")
+
+    def __init__(self, units: npt.NDArray[Any]) -> None:
+        self.units = units
+        self.byte = units >> 3
+        self.mask = np.left_shift(1, units & 7).astype(np.uint8)
+        self._inside: dict[int, bool] = {}
+        self._bases: dict[int, Weights] = {}
+
+    def inside(self, universe: int) -> bool:
+        found = self._inside.get(universe)
+        if found is None:
+            units = self.units
+            found = self._inside[universe] = bool(units[0] >= 0 and units[-1] < universe)
+        return found
+
+    def base(self, function: Callable[[npt.NDArray[Any]], Weights]) -> Weights:
+        key = id(function)
+        found = self._bases.get(key)
+        if found is None:
+            found = self._bases[key] = function(self.units)
+        return found
+
+
+def add_common(scores: Weights, units: npt.NDArray[Any], terms: list[tuple[TermPostings, float]]) -> None:
+    """``scores[hit] += weight * idf`` for each ``(term, idf)`` in turn, at ascending ``units``
+    (BM25's common terms at its candidates): every term's weights in one row of a matrix (its
+    misses 0), the matrix multiplied by the idfs, the rows added in the terms' order — for each
+    unit the same additions of the same floats as term by term (a miss adds 0.0; scores are
+    never -0.0). A term with both bit sets is looked up with a few whole-row operations and the
+    candidates' base weights computed once; any other term by :meth:`TermPostings.weights_at`."""
+    if not terms or units.size == 0:
+        return
+    rows = np.zeros((len(terms), units.size))
+    probe = _Probe(units)
+    for row, (term, _) in zip(rows, terms, strict=True):
+        term._row(row, units, probe)
+    rows *= np.asarray([idf for _, idf in terms])[:, None]
+    for row in rows:
+        scores += row
 
 
 def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:

@@ -21,7 +21,7 @@ from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
-from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
+from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.records import Unit
 
@@ -41,6 +41,8 @@ POSTINGS_CACHE_BYTES = 64 * 1024 * 1024
 MEMO_ENTRIES = 1 << 17
 _UNSEEN = object()
 """Names, keys and files' labels an open Index remembers (each memo is emptied when full)."""
+MEMO_ROWS = 1 << 14
+"""Unit rows an open Index remembers (by id, and by key), each memo emptied past this many rows."""
 
 
 def stored_text(value: str | bytes) -> str:
@@ -115,6 +117,13 @@ class Index:
         self._acl_of: dict[Any, str | None] = {}
         self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty)
         self._keys: dict[tuple[str, str], bool] = {}
+        self._absent_terms: set[int] = set()  # terms with no visible postings row
+        self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
+        self._key_rows: dict[tuple[str, str], tuple[tuple[Any, ...], ...]] = {}
+        self._key_row_count = 0
+        self._fields: dict[str, list[str]] = {}
+        self._folded: dict[str, set[tuple[str, str]]] = {}  # folded text → its (name, kind) pairs
+        self._warned: dict[tuple[Any, ...], list[tuple[str, int, str, str]]] = {}
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -134,6 +143,7 @@ class Index:
             self._acl_span = len(acls)  # postings keys: term * len(acls) + ACL position
             self._acl_filter = f"acl IN ({','.join(map(str, self._acl_codes))})"
             self._length_of_id: tuple[npt.NDArray[Any], npt.NDArray[np.float64]] | None = None
+            self._tf1 = self._tf1_weight  # one object: every term's TfWeights.base (add_common shares it)
             stats = self._db.execute("SELECT acl, units, total_len FROM acl_stats").fetchall()
             self.unit_count = sum(n for acl, n, _ in stats if acl in self.visible)
             self.total_len = sum(t for acl, _, t in stats if acl in self.visible)
@@ -224,29 +234,55 @@ class Index:
         return frozenset(self.config["reserved_fields"])
 
     # -- units ---------------------------------------------------------------------------
+    def _rows_of_key(self, subject: str, field: str) -> tuple[tuple[Any, ...], ...]:
+        """The rows of every visible unit of ``(subject, field)``, ascending ids; remembered for
+        this open version (ranking asks for a key's ids, the audit then for its units)."""
+        key = (subject, field)
+        rows = self._key_rows.get(key)
+        if rows is None:
+            rows = tuple(
+                map(
+                    tuple,
+                    self._query(
+                        _SELECT_UNIT
+                        + f" WHERE u.subject = {_NAME_ID} AND u.field = {_NAME_ID} AND u.{{visible}} ORDER BY u.id",
+                        key,
+                    ),
+                )
+            )
+            if self._key_row_count + len(rows) > MEMO_ROWS:
+                self._key_rows.clear()
+                self._key_row_count = 0
+            self._key_rows[key] = rows
+            self._key_row_count += len(rows)
+        return rows
+
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
         """Every unit of ``(subject, field)`` in the whole corpus, in evidence_id order."""
-        rows = self._query(
-            _SELECT_UNIT + f" WHERE u.subject = {_NAME_ID} AND u.field = {_NAME_ID} AND u.{{visible}} ORDER BY u.id",
-            (subject, field),
-        )
-        return [_row_to_unit(r) for r in rows]
+        return [_row_to_unit(r) for r in self._rows_of_key(subject, field)]
 
     def unit_ids_for_key(self, subject: str, field: str) -> list[int]:
         """The ids (not the rows) of every visible unit of ``(subject, field)``, ascending."""
-        rows = self._query(
-            f"SELECT id FROM units WHERE subject = {_NAME_ID} AND field = {_NAME_ID} AND {{visible}} ORDER BY id",
-            (subject, field),
-        )
-        return [r[0] for r in rows]
+        return [r[0] for r in self._rows_of_key(subject, field)]
 
     def units_by_ids(self, ids: Sequence[int]) -> dict[int, Unit]:
-        found: dict[int, Unit] = {}
-        for chunk in _chunks(list(ids)):
-            marks = ",".join("?" * len(chunk))
-            for row in self._query(_SELECT_UNIT + f" WHERE u.id IN ({marks}) AND u.{{visible}}", chunk):
-                found[row[0]] = _row_to_unit(row)
-        return found
+        """Visible units by id (absent or invisible ids left out), each a new dict; the rows
+        are remembered for this open version."""
+        memo = self._rows
+        get = memo.get
+        rows = {i: get(i) for i in sorted(set(ids))}  # ascending, as SQLite returns an IN list of ids
+        missing = [i for i, row in rows.items() if row is None]
+        if missing:
+            fetched: dict[int, tuple[Any, ...]] = {}
+            for chunk in _chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                for row in self._query(_SELECT_UNIT + f" WHERE u.id IN ({marks}) AND u.{{visible}}", chunk):
+                    fetched[row[0]] = tuple(row)
+            if len(memo) + len(fetched) > MEMO_ROWS:
+                memo.clear()
+            memo.update(fetched)
+            rows.update(fetched)
+        return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
     def units_of_source(self, source: str) -> list[Unit]:
         """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
@@ -288,12 +324,16 @@ class Index:
         return None if uid is None else self.units_by_ids([uid]).get(uid)
 
     def fields_of(self, subject: str) -> list[str]:
-        rows = self._query(
-            "SELECT n.name FROM strings n WHERE n.id IN "
-            f"(SELECT field FROM units WHERE subject = {_NAME_ID} AND {{visible}}) ORDER BY n.id",
-            (subject,),
-        )
-        return [r[0] for r in rows]
+        memo = self._remembered(self._fields)
+        found = memo.get(subject)
+        if found is None:
+            rows = self._query(
+                "SELECT n.name FROM strings n WHERE n.id IN "
+                f"(SELECT field FROM units WHERE subject = {_NAME_ID} AND {{visible}}) ORDER BY n.id",
+                (subject,),
+            )
+            found = memo[subject] = [r[0] for r in rows]
+        return list(found)
 
     def images_matching(self, attrs: dict[str, str]) -> list[Unit]:
         """Every image unit whose measured colour/size/shape equal all of ``attrs``."""
@@ -312,8 +352,9 @@ class Index:
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         """Which of ``candidates`` are names in the corpus, and of what ("subject", "field")."""
         memo = self._remembered(self._kinds)
-        known = {n: memo.get(n) for n in sorted(set(candidates))}
-        fetched: dict[str, set[str]] = {n: set() for n, kinds in known.items() if kinds is None}  # absent: empty
+        get = memo.get
+        known = {n: get(n) for n in candidates}
+        fetched: dict[str, set[str]] = {n: set() for n in sorted(n for n, k in known.items() if k is None)}  # absent: empty
         for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
             for name, kind in self._query(
@@ -324,7 +365,8 @@ class Index:
                 fetched[name].add(_KINDS[kind])
         memo.update(fetched)  # published whole (other threads may read the memo meanwhile)
         known.update(fetched)
-        return {n: set(kinds) for n, kinds in known.items() if kinds}
+        hits = {n: kinds for n, kinds in known.items() if kinds}
+        return {n: set(hits[n]) for n in sorted(hits)}  # in name order
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
         """folded text → {(name, kind)} of the names that fold to it (itself included)."""
@@ -332,14 +374,22 @@ class Index:
         found: dict[str, set[tuple[str, str]]] = {}
         for name, kinds in self.name_kinds(wanted).items():
             found.setdefault(name, set()).update((name, k) for k in kinds)
-        for chunk in _chunks(wanted):
+        memo = self._remembered(self._folded)  # folded text → the names folding to it (absent: empty)
+        known = {n: memo.get(n) for n in wanted}
+        fetched: dict[str, set[tuple[str, str]]] = {n: set() for n, pairs in known.items() if pairs is None}
+        for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
             for folded, name, kind in self._query(
                 "SELECT f.folded, s.name, n.kind FROM folded_names f JOIN strings s ON s.id = f.name "
                 f"JOIN names n ON n.name = f.name WHERE f.folded IN ({marks}) AND n.{{visible}}",
                 chunk,
             ):
-                found.setdefault(folded, set()).add((name, _KINDS[kind]))
+                fetched[folded].add((name, _KINDS[kind]))
+        memo.update(fetched)
+        known.update(fetched)
+        for folded, pairs in known.items():
+            if pairs:
+                found.setdefault(folded, set()).update(pairs)
         return found
 
     def has_key(self, subject: str, field: str) -> bool:
@@ -429,6 +479,10 @@ class Index:
         holds a visible unit of one of ``subjects``. By path and line, at most ``limit`` per
         chunk of names (notes on refusals, rag_lab.retrieval.notes)."""
         wanted, about = sorted(set(names)), sorted(set(subjects))
+        memo = self._remembered(self._warned)
+        asked = (tuple(wanted), tuple(about), limit)
+        if asked in memo:
+            return list(memo[asked])
         visible = list(self.visible)
         acl = ",".join("?" * len(visible))
         found: set[tuple[str, int, str, str]] = set()
@@ -442,7 +496,8 @@ class Index:
                 f"AND u.{self._acl_filter})) ORDER BY l.path, l.line LIMIT ?"
             )
             found.update(self._query(sql, [*chunk, *visible, *about, limit]))
-        return sorted(found)
+        memo[asked] = lines = sorted(found)
+        return list(lines)
 
     # -- vectors (index/vectors.py) --------------------------------------------------------
     def vectors(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]]:
@@ -465,7 +520,8 @@ class Index:
     def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]:
         """term → its visible postings, decoded only as far as asked (index/postings.py);
         kept for this open version in a cache of ``postings_cache_bytes``."""
-        wanted = [int(t) for t in dict.fromkeys(terms)]
+        absent = self._absent_terms
+        wanted = [t for t in map(int, dict.fromkeys(terms)) if t not in absent]
         found, missing = self._postings_cache.get(wanted)
         if not missing:
             return found
@@ -480,6 +536,9 @@ class Index:
                 rows.setdefault(key // span, []).append((df, first, deltas, tfs))
         fetched = {term: self._term_postings(pieces) for term, pieces in rows.items()}
         self._postings_cache.put(fetched)
+        if len(absent) >= MEMO_ENTRIES:
+            absent.clear()
+        absent.update(t for t in missing if t not in rows)  # the open version never gains a term
         found.update(fetched)
         return found
 
@@ -510,19 +569,10 @@ class Index:
                 tf = np.concatenate([d[2] for d in decoded])
                 by_at = np.argsort(at, kind="stable")
                 at, tf = at[by_at], tf[by_at]
-            lengths, by_length = self._unit_lengths()
+            lengths, _ = self._unit_lengths()
             more_ids = ids[at]  # the units with tf > 1, ascending (as their positions), and their weights
             more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
-
-            def weight_of(_pos: npt.NDArray[np.intp] | None, units: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
-                weight: npt.NDArray[np.float64] = by_length[lengths[units]]  # the weight of tf = 1, by length
-                if more_ids.size and units.size:
-                    k = np.minimum(np.searchsorted(more_ids, units), more_ids.size - 1)
-                    more = more_ids[k] == units
-                    weight[more] = more_weights[k[more]]
-                return weight
-
-            return ids, weight_of
+            return ids, TfWeights(self._tf1, more_ids, more_weights)
 
         return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
 
@@ -531,6 +581,12 @@ class Index:
         k1, b = self.config["ranking"]["k1"], self.config["ranking"]["b"]
         avg_len = max(self.total_len / self.unit_count, 1.0) if self.unit_count else 1.0
         weight: npt.NDArray[np.float64] = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_len))
+        return weight
+
+    def _tf1_weight(self, units: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """The weight of tf = 1 at each of ``units``, by its length (TfWeights.base)."""
+        lengths, by_length = self._unit_lengths()
+        weight: npt.NDArray[np.float64] = by_length[lengths[units]]
         return weight
 
     def _unit_lengths(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:

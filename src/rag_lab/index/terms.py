@@ -81,11 +81,15 @@ def _unit_terms_one_by_one(texts: Sequence[str]) -> tuple[npt.NDArray[np.int64],
 
 
 def query_terms(text: str) -> list[int]:
-    """The distinct terms of a question, in first-occurrence order."""
-    codes, valid = codes_of(normalise(text))
+    """The distinct terms of a question, in first-occurrence order: ``codes_of(normalise(text))``'s
+    valid codes, computed in Python (a question is short: cheaper than numpy's calls)."""
     seen: dict[int, None] = {}
-    for code in codes[valid].tolist():
-        seen.setdefault(int(code), None)
+    for run in normalise(text).split("\0"):
+        if len(run) == 1:
+            seen.setdefault(ord(run) << 21, None)
+        else:
+            for first, second in zip(run, run[1:], strict=False):  # each character and the next
+                seen.setdefault(ord(first) << 21 | ord(second), None)
     return list(seen)
 
 

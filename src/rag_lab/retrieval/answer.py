@@ -92,6 +92,10 @@ class SlotResult:
         return out
 
 
+def _unit_key(unit: Unit) -> str:
+    return json.dumps(unit, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def in_window(unit: Unit, as_of: date) -> bool:
     """生效日期 ≤ as_of < 失效日期 (either bound may be absent)."""
     day = as_of.isoformat()
@@ -119,16 +123,32 @@ class Decider:
         self.trace = trace
         self.as_of = as_of
         self.verified: dict[str, Verification] = {}
+        self._first_of_id: dict[str, tuple[Unit, Verification] | None] = {}  # None: its key is in verified
 
     def verify(self, unit: Unit, purpose: str) -> None:
         # Keyed by the whole unit: a forged unit reusing a verified id is verified on its own.
-        key = json.dumps(unit, sort_keys=True, ensure_ascii=False, default=str)
+        # A unit with an evidence id not seen before is new whatever the rest of it says, so
+        # its whole-unit key is written only once a second unit with that id comes (from a
+        # copy taken now).
+        eid = unit.get("evidence_id")
+        if isinstance(eid, str):
+            if eid not in self._first_of_id:
+                self._first_of_id[eid] = (dict(unit), self._check(unit, purpose))
+                return
+            first = self._first_of_id[eid]
+            if first is not None:
+                self.verified[_unit_key(first[0])] = first[1]
+                self._first_of_id[eid] = None
+        key = _unit_key(unit)
         if key not in self.verified:
-            outcome = verify_unit(unit, self.reader)
-            self.verified[key] = outcome
-            self.trace.add("verify", purpose=purpose, **outcome.as_dict())
-            if not outcome.ok:
-                raise VerificationFailed(outcome)
+            self.verified[key] = self._check(unit, purpose)
+
+    def _check(self, unit: Unit, purpose: str) -> Verification:
+        outcome = verify_unit(unit, self.reader)
+        self.trace.add("verify", purpose=purpose, **outcome.as_dict())
+        if not outcome.ok:
+            raise VerificationFailed(outcome)
+        return outcome
 
     # -- text ------------------------------------------------------------------------------
     def decide_slot(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from rag_lab.data.access import Principal
@@ -12,6 +13,7 @@ from rag_lab.errors import ConfigError
 from rag_lab.generation import Generator
 from rag_lab.index import Changes, check_freshness
 from rag_lab.index.backend import Store, open_store, resolve_location
+from rag_lab.index.kept import kept_index
 from rag_lab.limits import check_budget, check_top_k
 from rag_lab.neural import Embedder
 from rag_lab.records import Candidate, Reason, Result, Status
@@ -146,7 +148,10 @@ def query_once(
         if retrieval not in RETRIEVALS:
             raise ConfigError(f"retrieval {retrieval!r} is not one of {RETRIEVALS}")
         config["retrieval"] = retrieval
-    with open_store(resolve_location(root, index_path), principal) as index:
+    location = resolve_location(root, index_path)
+    # an index file stays open across calls while it is the same file (index/kept.py)
+    opened = kept_index(location, principal) if isinstance(location, Path) else open_store(location, principal)
+    with opened as index:
         return run_request(
             question,
             root,

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rag_lab.index.backend import Store
+from rag_lab.index.postings import add_common
 from rag_lab.index.terms import query_terms
 from rag_lab.limits import check_top_k
 from rag_lab.records import Candidate
@@ -56,13 +57,26 @@ def bm25(question: str, index: Store) -> tuple[Ids, Scores, float]:
     wholes = [p.whole() for _, p in pool]
     ids = np.concatenate([w[0] for w in wholes])
     weights = np.concatenate([w[1] * idf(p.df) for w, (_, p) in zip(wholes, pool, strict=True)])
-    unique, inverse = np.unique(ids, return_inverse=True)
+    unique, inverse = _unique(ids, len(pool) == 1)
     scores: Scores = np.bincount(inverse, weights=weights).astype(np.float64)
-    for _, term in rest:
-        hit, term_weights = term.weights_at(unique)
-        scores[hit] += term_weights * idf(term.df)
+    add_common(scores, unique, [(term, idf(term.df)) for _, term in rest])
     ceiling = (k1 + 1) * sum(idf(p.df) for p in postings.values())
     return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
+
+
+def _unique(ids: npt.NDArray[Any], ascending: bool) -> tuple[npt.NDArray[Any], npt.NDArray[np.intp]]:
+    """``np.unique(ids, return_inverse=True)`` by one stable sort (numpy 2.4's hashing unique is
+    slower here); ``ascending``: ``ids`` are ascending and distinct already (one term's)."""
+    if ascending:
+        return ids, np.arange(ids.size)
+    order = np.argsort(ids, kind="stable")
+    ordered = ids[order]
+    first = np.empty(ordered.size, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(ids.size, np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 def _top(ids: Ids, scores: Scores, k: int) -> npt.NDArray[np.intp]:

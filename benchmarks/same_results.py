@@ -1,0 +1,93 @@
+"""Whole results of this checkout against another ``src``: every request's JSON hashed, compared.
+
+    python benchmarks/same_results.py ROOT --base-src /tmp/base/src [--questions 150]
+
+``ROOT``: a ``gen_corpus.py`` corpus with its index and ``ROOT.manifest.json`` beside it
+(nothing is written to it). One fresh process per code asks, on one open index, the three
+questions of ``bench_query.questions_for`` and ``--questions`` more made from the manifest
+(answered keys, agreeing and conflicting repeated keys, an unknown subject with a known field,
+a subject alone, a field alone, a question naming nothing), each twice — the second time
+everything the open index remembers is warm — then the first ten once more through
+``query_once`` (a fresh index and the freshness walk). Each result (trace included) is
+serialised with ``json.dumps`` and hashed; the script prints how many requests hash equal
+and exits 1 naming the first question whose result differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = r"""
+import hashlib, json, sys
+from datetime import date
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from bench_query import questions_for
+from rag_lab.index import Changes, Index, default_index_path
+from rag_lab.retrieval import query
+root, count = Path(sys.argv[2]), int(sys.argv[3])
+docs = int(root.name.rsplit("_", 1)[1])
+today = date(2026, 12, 1)
+manifest = json.loads((root.parent / f"corpus_{docs}.manifest.json").read_text())
+asked = list(questions_for(root.parent, docs).values())
+single, repeated = manifest["single_source_sample"], manifest["repeated_keys"]
+per = max(count // 6, 1)
+asked += [f"{k['subject']}的{k['field']}是什么？" for k in single[:per]]
+asked += [f"{k['subject']}的{k['field']}是什么？" for k in repeated[:per]]
+asked += [f"{k['subject']}和{k['field']}" for k in single[per : 2 * per]]
+asked += [f"{k['subject']}？" for k in single[2 * per : 2 * per + per // 2]]
+asked += [f"{k['field']}是什么？" for k in single[3 * per : 3 * per + per // 2]]
+asked += [f"无名楼的{k['field']}是什么？" for k in single[4 * per : 4 * per + per // 2]]
+asked += ["今天天气怎么样？", "What are the opening hours?", f"{single[0]['value']}"]
+config = query.request_config(5, query.DEFAULT_BUDGET, "codepoints", None, "relevance", True, today)
+def digest(result):
+    return hashlib.sha256(json.dumps(result, ensure_ascii=False, default=str).encode()).hexdigest()
+out = []
+with Index(default_index_path(root)) as index:
+    for rnd in range(2):
+        for q in asked:
+            out.append([f"run {rnd}: {q}", digest(query.run_request(q, root, index, config, None, Changes))])
+for q in asked[:10]:
+    out.append([f"query_once: {q}", digest(query.query_once(q, root, as_of=today))])
+print(json.dumps(out, ensure_ascii=False))
+"""
+
+
+def child(root: Path, src: Path | None, questions: int) -> list[list[str]]:
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(HERE), str(root), str(questions)], capture_output=True, text=True, env=env
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"the measuring process failed:\n{proc.stderr}")
+    rows: list[list[str]] = json.loads(proc.stdout.splitlines()[-1])
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--base-src", type=Path, required=True)
+    ap.add_argument("--questions", type=int, default=150)
+    args = ap.parse_args()
+    base, this = child(args.root, args.base_src, args.questions), child(args.root, None, args.questions)
+    if [q for q, _ in base] != [q for q, _ in this]:
+        raise SystemExit("the two codes asked different questions")
+    differ = [q for (q, a), (_, b) in zip(base, this, strict=True) if a != b]
+    print(f"{len(this) - len(differ)} of {len(this)} requests hash equal")
+    if differ:
+        print(f"first differing: {differ[0]}")
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

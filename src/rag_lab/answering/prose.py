@@ -9,7 +9,9 @@ retrieved ones), all already verified against their files by the caller, and ret
 :class:`ProseDecision`:
 
 1. units outside their validity window on ``as_of`` are dropped (listed in the decision);
-2. every remaining sentence/table-row unit is checked; none passes → ``insufficient_evidence``,
+2. every remaining sentence/table-row unit is checked (with the neural paraphrase credit when
+   ``paraphrases`` is given; a reason question's sentence opening with 因此… checked together with
+   the sentence before it, ``_with_previous``); none passes → ``insufficient_evidence``,
    saying what the best candidate lacks (terms it does not mention, or the asked type);
 3. a passing unit exists only outside the packed context → ``excluded_by_budget``;
 4. passing units are grouped by source bytes (sha256): copies of the same bytes are one

@@ -151,3 +151,11 @@ def test_two_sentences_join_only_when_adjacent_in_one_paragraph(tmp_path: Path) 
     assert query_once("为什么吉镇的畜牧业发达？", root)["status"] == "refused"
     root2 = two_sentences(tmp_path / "b", "吉镇日照充足，土壤肥沃。畜牧业发达。")  # no backward cause word
     assert query_once("为什么吉镇的畜牧业发达？", root2)["status"] == "refused"
+
+
+def test_an_unhashable_embedder_still_gets_a_paraphrase_test() -> None:
+    class Unhashable(StandIn):
+        __hash__ = None  # type: ignore[assignment]
+
+    model = Unhashable({"长": 0.99})
+    assert support_check("大桥的长度是多少米？", unit("大桥全长约1200米。", "大桥"), paraphrases_for(model)).ok

@@ -100,7 +100,10 @@ _BY_EMBEDDER: weakref.WeakKeyDictionary[Embedder, Paraphrases] = weakref.WeakKey
 def paraphrases_for(embedder: Embedder) -> Paraphrases:
     """One :class:`Paraphrases` (and so one embedding cache) per embedder object, kept while the
     embedder lives: a server or a benchmark asking many questions embeds each piece once."""
-    found = _BY_EMBEDDER.get(embedder)
-    if found is None:
-        found = _BY_EMBEDDER[embedder] = Paraphrases(embedder)
+    try:
+        found = _BY_EMBEDDER.get(embedder)
+        if found is None:
+            found = _BY_EMBEDDER[embedder] = Paraphrases(embedder)
+    except TypeError:  # an embedder that cannot be weakly referenced or hashed: a cache per call
+        return Paraphrases(embedder)
     return found

@@ -204,6 +204,19 @@ def miss_kind(root: Path, article_id: str, qa: dict[str, Any], result: dict[str,
     return "refused: gold sentence fails " + str(next((c.problem for c in checks if c.problem), "decision"))
 
 
+def answered_by(result: dict[str, Any]) -> str:
+    """How an answer passed: ``paraphrase`` (a piece credited by the model), ``two sentences``
+    (a reason joined with the sentence before), ``lexical``; "" when not answered."""
+    if result["status"] != "answered":
+        return ""
+    checks = [c for e in result["trace"]["events"] if e["step"] == "support_check" for c in e["checks"]]
+    cited = {c["evidence_id"] for c in result["citations"]}
+    passing = [c for c in checks if c["ok"] and c["evidence_id"] in cited and not c.get("audit")]
+    if any(c.get("joined") for c in passing):
+        return "two sentences"
+    return "paraphrase" if passing and all(c.get("paraphrased") for c in passing) else "lexical"
+
+
 def ask(root: Path, question: str, mode: str, embedder: Any) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
     result = query_once(question, root, top_k=5, retrieval=mode, embedder=embedder)
@@ -318,7 +331,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     row = {"type": str(answer_type(qa["question"])[0]), "split": split, "mode": mode, "id": qa["id"], "question": qa["question"],
                            "answers": qa["answers"], "outcome": outcome(result, qa["answers"]),
                            "reason": result["reason"], "answer": result["answer"], "message": result["message"],
-                           "seconds": seconds}  # fmt: skip
+                           "seconds": seconds, "by": answered_by(result)}  # fmt: skip
                     if split == "dev" and mode == "lexical":
                         row["kind"] = miss_kind(single[article["id"]], article["id"], qa, result)
                     neg = ask(removed, qa["question"], mode, embedder)[0]
@@ -358,6 +371,8 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
                 "neg_removed_refused": round(sum(r["neg_removed"] for r in part) / n, 4),
                 "neg_other_refused": round(sum(others) / len(others), 4) if others else None,
                 "query_p50_ms": round(statistics.median(r["seconds"] for r in part) * 1000, 1),
+                "answered_by_paraphrase": round(sum(r.get("by") == "paraphrase" for r in part) / n, 4),
+                "answered_by_two_sentences": round(sum(r.get("by") == "two sentences" for r in part) / n, 4),
             }
     dev = [r for r in rows if "kind" in r]
     if dev:

@@ -106,12 +106,12 @@ def test_the_word_after_an_interrogative_names_the_answers_kind_not_a_term() -> 
     from rag_lab.answering.prose import answer_heads
 
     assert answer_heads("他在馆里担任过哪些职务？") == ["职务"]
-    assert content_terms("他在馆里担任过哪些职务？") == ["他", "馆里担任"]
+    assert content_terms("他在馆里担任过哪些职务？") == ["馆里担任"]  # 他 refers back: no term
     # 在哪些 is a determiner, not 在哪 (a place word) leaving 些 behind
     assert content_terms("这种鸟分布在哪些地区？") == ["种鸟分布"]
     # a type word that starts with a determiner stays one word (哪一年 is not 哪一 + 年回)
     assert answer_heads("他在哪一年回到学校？") == []
-    assert content_terms("他在哪一年回到学校？") == ["他", "回", "学校"]
+    assert content_terms("他在哪一年回到学校？") == ["回", "学校"]
     unit = sentence("张伟曾任图书馆馆长、档案室主任等职。", title="张伟")
     assert support_check("张伟曾任什么职务？", unit).ok
     # without the rule 职务 would be missing although the sentence lists the posts
@@ -300,7 +300,7 @@ def test_values_that_hold_each_other_agree() -> None:
 
 def test_stop_words_are_matched_word_aware() -> None:
     # 中 of 在比赛中 is a stop word; 中 of 中国 is part of the word
-    assert content_terms("他在比赛中获得了什么？") == ["他", "比赛", "获得"]
+    assert content_terms("他在比赛中获得了什么？") == ["比赛", "获得"]
     assert content_terms("中国第一座水电站在哪里？") == ["中国第一座水电站"]
     assert content_terms("这位将军效力于哪支军队？") == ["位将军效力"]
     # 中国 must be said as a word: 国 of 全国 does not cover it (it did when 中 was dropped)
@@ -457,3 +457,15 @@ def test_a_cue_says_a_question_word_and_anchors_its_span() -> None:
     assert support_check("王爱爱有什么美誉？", sentence("被选为晋剧团团长。", title="王爱爱")).problem == "terms"
     born = support_check("克伦贝格尔的出生地在哪里？", sentence("雅各布·克伦贝格尔，生于瑞士。", title="克伦贝格尔"))
     assert born.ok and [v for _, _, v in born.values] == ["瑞士"]  # 生于 says 出生 and anchors the place
+
+
+def test_pronouns_pro_verbs_and_chule_are_no_terms() -> None:
+    # 它们/他 refer back to the subject, 做/干 next to a question word stand for the verb asked,
+    # 除了 is a preposition: a sentence need not repeat any of them
+    assert content_terms("当穿山甲感到威胁时，它们会如何做？") == ["当穿山甲感", "威胁时"]
+    assert content_terms("除了喝凉茶，在凉茶店还能做什么？") == ["喝凉茶", "凉茶店"]
+    assert content_terms("吉他有几根弦？")[0] == "吉他"  # a word holding 他 stays whole
+    assert content_terms("做饭需要什么？") == ["做饭需要"]  # 做 not next to a question word stays
+    sentence = {"text": "在凉茶店，人们还会听歌、看电视。", "title": "凉茶", "headings": [], "span": [0, 16],
+                "parent_span": [0, 16]}  # fmt: skip
+    assert support_check("除了喝凉茶，在凉茶店还能做什么？", sentence).problem == "terms"  # 喝凉茶 unsaid

@@ -42,11 +42,14 @@ ALIAS_CUES = (
     "通称", "称之为", "称为", "叫做",
 )  # fmt: skip
 _ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
+#: where a sentence gives a thing's name (专栏仍名为“梧桐树专栏”): the cues of 名字/名称
+NAMING_CUES = ("名为", "名叫", "取名为", "取名", "命名为", "定名为", "称为", "叫做")
 #: question words a sentence says by a cue instead (猴面包树的别名 — …，又名猢狲树; 美誉 — 被誉为…): the
 #: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
 CUE_WORDS: dict[str, tuple[str, ...]] = {
     **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
     "美誉": ("誉为", "美称", "之誉"), "出生地": ("出生于", "生于", "出生在"), "出生": ("生于",),
+    **{w: NAMING_CUES for w in ("名字", "名称")},
 }  # fmt: skip
 
 

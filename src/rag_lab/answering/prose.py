@@ -9,7 +9,9 @@ retrieved ones), all already verified against their files by the caller, and ret
 :class:`ProseDecision`:
 
 1. units outside their validity window on ``as_of`` are dropped (listed in the decision);
-2. every remaining sentence/table-row unit is checked; none passes → ``insufficient_evidence``,
+2. every remaining sentence/table-row unit is checked (with the neural paraphrase credit when
+   ``paraphrases`` is given; a reason question's sentence opening with 因此… checked together with
+   the sentence before it, ``_with_previous``); none passes → ``insufficient_evidence``,
    saying what the best candidate lacks (terms it does not mention, or the asked type);
 3. a passing unit exists only outside the packed context → ``excluded_by_budget``;
 4. passing units are grouped by source bytes (sha256): copies of the same bytes are one
@@ -28,12 +30,14 @@ retrieved ones), all already verified against their files by the caller, and ret
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from rag_lab.answering.align import aligned_span
-from rag_lab.answering.answer_types import DESCRIPTION, AnswerType
+from rag_lab.answering.answer_types import BACKWARD_RE, DESCRIPTION, AnswerType
+from rag_lab.answering.paraphrase import Paraphrases
 from rag_lab.answering.support import Support, support_check, unit_context
 from rag_lab.answering.terms import answer_heads, content_terms, norm
 from rag_lab.records import Reason, Status, Unit
@@ -83,9 +87,20 @@ def _agree(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def decide_prose(
-    question: str, kept: list[Unit], others: list[Unit], as_of: date, audit: list[Unit] | None = None
+    question: str,
+    kept: list[Unit],
+    others: list[Unit],
+    as_of: date,
+    audit: list[Unit] | None = None,
+    paraphrases: Paraphrases | None = None,
+    previous: Callable[[Unit], Unit | None] | None = None,
 ) -> ProseDecision | None:
     """The decision on a prose question (module docstring); None when no candidate is prose.
+
+    ``paraphrases``: the neural paraphrase test (answering/paraphrase.py) for the retrieved
+    candidates' support checks; the audit's checks stay lexical (it bounds the cost).
+    ``previous``: the sentence right before a unit in its paragraph (verified by the caller), for
+    a reason whose consequence opens the next sentence (``joined``).
 
     ``audit``: further prose units (the conflict audit, retrieval/prose_audit.py), verified by
     the caller; they never answer, but one that passes the check with values disjoint from the
@@ -101,9 +116,17 @@ def decide_prose(
             current.append((unit, in_ctx))
         else:
             decision.out_of_window.append(str(unit["evidence_id"]))
-    checked = [(u, in_ctx, support_check(question, u)) for u, in_ctx in current]
+    checked = [(u, in_ctx, support_check(question, u, paraphrases)) for u, in_ctx in current]
+    if previous is not None:
+        checked = [_with_previous(question, u, c, s, previous, paraphrases) for u, c, s in checked]
     decision.checks = [
-        {"evidence_id": u["evidence_id"], "in_context": c, **s.as_dict()} for u, c, s in checked
+        {
+            "evidence_id": u["evidence_id"],
+            "in_context": c,
+            **s.as_dict(),
+            **({"joined": [p["evidence_id"] for p in u[JOINED]]} if JOINED in u else {}),
+        }
+        for u, c, s in checked
     ]
     passing = [(u, c, s) for u, c, s in checked if s.ok]
     seen = {u["evidence_id"] for u, _c in prose}
@@ -162,7 +185,12 @@ def decide_prose(
             }
             for values, units in sorted(sides.items(), key=lambda item: sorted(item[0]))
         ]
-        decision.cited = [u for _v, units in sorted(sides.items(), key=lambda i: sorted(i[0])) for u in units]
+        decision.cited = [
+            part
+            for _v, units in sorted(sides.items(), key=lambda i: sorted(i[0]))
+            for u in units
+            for part in u.get(JOINED, [u])
+        ]
         decision.message = (
             f"Independent sources give different values ({DESCRIPTION[best.answer_type]}): "
             + " / ".join("、".join(s["values"]) for s in decision.sides)
@@ -180,21 +208,65 @@ def decide_prose(
         decision.checks = [{**c, "tied": c["evidence_id"] in level} for c in decision.checks]
         return decision
     decision.status, decision.reason, decision.answer = Status.ANSWERED, None, str(best_unit["text"])
-    decision.cited = [  # the answer's own sentence, and every passage that says the same
-        u
+    decision.cited = [  # the answer's own sentence(s), and every passage that says the same
+        part
         for u, _c, s in passing
         if str(u["sha256"]) in agree
         and (_agree(_value_set(s), _value_set(best)) if typed else u["text"] == best_unit["text"])
+        for part in u.get(JOINED, [u])
     ]
     if len(best.values) == 1:
         start, end, value = best.values[0]
         origin = best_unit["span"][0]
         decision.answer_span = {"text": value, "span": [origin + start, origin + end]}
     decision.message = (
-        f"Answered with a verbatim sentence from {best_unit['source']} "
+        f"Answered with {'two adjacent verbatim sentences' if JOINED in best_unit else 'a verbatim sentence'} "
+        f"from {best_unit['source']} "
         f"({len(decision.cited)} passage(s), {len(agree)} independent source(s))."
     )
     return decision
+
+
+#: a joined unit's parts (the sentence before and the sentence itself), cited one by one
+JOINED = "joined"
+
+
+def _with_previous(
+    question: str,
+    unit: Unit,
+    in_ctx: bool,
+    support: Support,
+    previous: Callable[[Unit], Unit | None],
+    paraphrases: Paraphrases | None,
+) -> tuple[Unit, bool, Support]:
+    """A reason said across two sentences (docs/prose.md, "Two sentences"): a sentence that fails
+    only the answer type of a 为什么 question and opens with a backward cause word (``因此，畜牧业
+    发达``) points to the sentence before it; when that sentence is of the same paragraph and
+    immediately adjacent (no character between them), the two are checked as one text, and if
+    that passes they answer together (the answer is their verbatim concatenation, both cited).
+    Otherwise the unit stays as it was checked."""
+    opens = BACKWARD_RE.match(str(unit.get("text", "")).lstrip())
+    if support.ok or support.problem != "answer_type" or support.answer_type != AnswerType.REASON or not opens:
+        return unit, in_ctx, support
+    before = previous(unit)
+    adjacent = (
+        before is not None
+        and before.get("kind") == "sentence"
+        and before.get("sha256") == unit.get("sha256")
+        and before.get("parent_span") is not None
+        and before.get("parent_span") == unit.get("parent_span")
+        and before["span"][1] == unit["span"][0]
+    )
+    if not adjacent or before is None:
+        return unit, in_ctx, support
+    joined: Unit = {
+        **unit,
+        "text": str(before["text"]) + str(unit["text"]),
+        "span": [before["span"][0], unit["span"][1]],
+        JOINED: [before, unit],
+    }
+    both = support_check(question, joined, paraphrases)
+    return (joined, in_ctx, both) if both.ok else (unit, in_ctx, support)
 
 
 def _clip(text: str, size: int = 30) -> str:

@@ -8,8 +8,8 @@ context, then the answer type. Scores never enter it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
@@ -34,10 +34,16 @@ from rag_lab.answering.terms import (
 )
 from rag_lab.records import Unit
 
+if TYPE_CHECKING:
+    from rag_lab.answering.paraphrase import Paraphrases
+
 #: share of the question's content bigrams found in the sentence + its title/headings/caption
 COVERAGE_MIN = 0.8
 #: share of the content bigrams *not* found in the title/headings that the sentence itself has
 OWN_MIN = 0.6
+#: partial coverage: terms of two or more characters the sentence itself must say for one lone
+#: single-character piece to go unsaid (docs/prose.md, "Coverage")
+PARTIAL_SAID = 2
 #: a sentence answering an untyped question must say at least this many characters the question does not
 NOVEL_MIN = 2
 
@@ -57,13 +63,15 @@ class Support:
     problem: str | None  # None, "no_terms", "terms", "answer_type"
     at_gap: bool = False  # a value stands where the question's interrogative stands (ranks only)
     stand_in: bool = False  # the value is the aligned span standing in for a missing name/place pattern
+    #: (question piece, what the sentence says instead, similarity) credited by answering/paraphrase.py
+    paraphrased: tuple[tuple[str, str, float], ...] = ()
 
-    def strength(self) -> tuple[float, float, bool, bool]:
+    def strength(self) -> tuple[bool, float, float, bool, bool]:
         """How well the check says this unit supports an answer, best first when sorted descending:
-        coverage, own share, a value at the gap, a value found by its type pattern rather than by
-        alignment. Equal strengths are a tie the check cannot break (answering/prose.py refuses it
-        when the texts say different things)."""
-        return (self.coverage, self.own, self.at_gap, not self.stand_in)
+        every term said lexically (no paraphrase credited), coverage, own share, a value at the
+        gap, a value found by its type pattern rather than by alignment. Equal strengths are a tie
+        the check cannot break (answering/prose.py refuses it when the texts say different things)."""
+        return (not self.paraphrased, self.coverage, self.own, self.at_gap, not self.stand_in)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +86,7 @@ class Support:
             "problem": self.problem,
             "at_gap": self.at_gap,
             "stand_in": self.stand_in,
+            **({"paraphrased": [list(p) for p in self.paraphrased]} if self.paraphrased else {}),
         }
 
 
@@ -89,7 +98,7 @@ def unit_context(unit: Unit) -> str:
     return " ".join(p for p in parts if p)
 
 
-def support_check(question: str, unit: Unit) -> Support:
+def support_check(question: str, unit: Unit, paraphrases: Paraphrases | None = None) -> Support:
     """Does ``unit`` (a sentence or table row) say what ``question`` asks? Deterministic rule:
 
     1. the question has content terms (``content_terms``); none → fails (``no_terms``);
@@ -102,7 +111,30 @@ def support_check(question: str, unit: Unit) -> Support:
        sentence holds a value of that type (answer_types.py) that the question does not
        already contain; for other questions the sentence says at least ``NOVEL_MIN``
        characters not covered by the question's bigrams.
+
+    ``paraphrases`` (the ``[neural]`` model, answering/paraphrase.py): when the check fails only
+    because **one** piece of the question is not said, and crediting that piece would make the
+    whole check pass, the piece counts as said if the model finds a candidate of the sentence
+    close enough (``Paraphrases.said_as``); the result records it in ``paraphrased``.
     """
+    plain = _check(question, unit, set())
+    if paraphrases is None or plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
+        return plain
+    piece = plain.missing[0]
+    if len(piece) < 2 or piece in _kind_words(norm(question)):
+        return plain
+    credited = _check(question, unit, term_grams(piece))
+    if not credited.ok:
+        return plain
+    said = paraphrases.said_as(piece, str(unit.get("text", "")))
+    if said is None:
+        return plain
+    return replace(credited, paraphrased=((piece, said[0], round(said[1], 4)),))
+
+
+def _check(question: str, unit: Unit, credited: set[str]) -> Support:
+    """``support_check`` without the paraphrase test; ``credited``: bigrams counted as said by the
+    sentence (those of a piece the paraphrase test may credit)."""
     kind, word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
@@ -110,6 +142,7 @@ def support_check(question: str, unit: Unit) -> Support:
     own_grams, context_grams = bigrams(norm(text)), bigrams(context)
     cued = said_by_cue(terms, norm(text))
     own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
+    own_grams |= credited
     named, pieces = split_by_context(terms, context)
     grams = set().union(*(term_grams(t) for t in named + pieces)) if terms else set()
     in_context = {g for g in grams if g in context_grams}
@@ -119,6 +152,10 @@ def support_check(question: str, unit: Unit) -> Support:
     own = len(rest & own_grams) / len(rest) if rest else 1.0
     covered = tuple(t for t in named + pieces if len(term_grams(t) & hit) * 2 >= len(term_grams(t)))
     missing = tuple(t for t in pieces if t not in covered)
+    # partial coverage: one lone character may be unsaid beside two longer terms the sentence says
+    own_said = [t for t in named + pieces if t in covered and len(t) >= 2 and term_grams(t) & own_grams]
+    if len(missing) == 1 and len(missing[0]) == 1 and len(own_said) >= PARTIAL_SAID:
+        missing = ()
     haystack = norm(text) + " " + norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
     question_n = norm(question)

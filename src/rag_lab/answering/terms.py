@@ -18,7 +18,7 @@ STOP_WORDS = (
     "什么", "一下", "可以", "一个", "哪", "吗", "呢", "吧", "啊", "的", "了", "是", "有", "在",
     "被", "把", "和", "与", "及", "或", "为", "于", "对", "从", "到", "由", "其", "该", "这", "那",
     "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
-    "过", "个", "们", "中", "此", "约", "何", "叫",
+    "过", "个", "们", "中", "此", "约", "何", "叫", "除了", "他", "她", "它", "牠",
 )  # fmt: skip
 #: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
 META_WORDS = (
@@ -47,7 +47,7 @@ KEEP_WORDS = (
     "个体", "和平", "共和", "参与", "普及", "涉及", "由于", "关于", "属于", "等于", "对手", "对象", "相对",
     "绝对", "反对", "从事", "到达", "达到", "受到", "自由", "理由", "其他", "尤其", "首都", "都市", "成都",
     "京都", "成就", "就读", "就职", "了解", "因此", "此外", "条约", "公约", "契约", "约定", "预约", "任何",
-    "几何",
+    "几何", "吉他", "他人", "其它",
 )  # fmt: skip
 _STOP_RE = re.compile("|".join(re.escape(w) for w in (*KEEP_WORDS, *_REMOVE)))
 _KEEP = frozenset(KEEP_WORDS)
@@ -96,12 +96,18 @@ def answer_heads(question: str) -> list[str]:
     return [m.group(1) for m in WH_HEAD.finditer(WH_TYPE_RE.sub(" ", norm(question))) if m.group(1)]
 
 
+#: the pro-verbs 做/干 next to a question word stand for the verb the answer gives (会如何做, 还能做什么)
+PRO_VERB_RE = re.compile(r"(?<=如何|怎么|怎样)[做干]|[做干](?=了?什么)")
+
+
 def content_terms(question: str) -> list[str]:
     """The question's content terms: its word runs after removing interrogative determiners with
     the answer's kind after them (``answer_heads``), then question, stop and meta words
-    (``META_WORDS``; longest first), and the counting classifier after 多少/几 (``drop_counter``);
-    single characters count too (死 in 刘七是怎么死的)."""
-    stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", drop_counter(norm(question)))))
+    (``META_WORDS``; longest first), the counting classifier after 多少/几 (``drop_counter``) and
+    the pro-verbs 做/干 next to a question word (``PRO_VERB_RE``); single characters count too
+    (死 in 刘七是怎么死的)."""
+    asked = PRO_VERB_RE.sub(" ", drop_counter(norm(question)))
+    stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", asked)))
     terms: list[str] = []
     for run in RUN_RE.findall(stripped):
         if run not in terms:

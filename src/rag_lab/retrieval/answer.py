@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag_lab.data.access import Principal
 from rag_lab.data.documents import VALIDITY_UNREADABLE
@@ -42,6 +42,9 @@ from rag_lab.retrieval.question import (
 from rag_lab.retrieval.sources import CorpusSource, EvidenceSource
 from rag_lab.retrieval.trace import Trace
 from rag_lab.retrieval.verify import SourceReader, Verification, citation, verify_unit
+
+if TYPE_CHECKING:
+    from rag_lab.answering.paraphrase import Paraphrases
 
 CLARIFICATION_LIMIT = 20
 # A subject's fields and ambiguous names are cut at MAX_CLARIFICATION_OPTIONS, with
@@ -124,6 +127,7 @@ class Decider:
         self.as_of = as_of
         self.verified: dict[str, Verification] = {}
         self._first_of_id: dict[str, tuple[Unit, Verification] | None] = {}  # None: its key is in verified
+        self.paraphrases: Paraphrases | None = None  # prose: the neural paraphrase test, if any
 
     def verify(self, unit: Unit, purpose: str) -> None:
         # Keyed by the whole unit: a forged unit reusing a verified id is verified on its own.
@@ -320,6 +324,7 @@ def answer(
     trace: Trace | None = None,
     principal: Principal | None = None,
     parsed: ParsedQuestion | None = None,
+    paraphrases: Paraphrases | None = None,
 ) -> Result:
     """Decide on ``question`` from the packed ``candidates`` (seed API, SPEC §3.5).
 
@@ -327,11 +332,14 @@ def answer(
     ``root`` are read. ``retrieved`` (all ranked candidates before packing) lets a
     refusal say ``excluded_by_budget`` rather than ``evidence_not_retrieved``.
     ``parsed``: the question already parsed against ``index`` (``run_request`` parses once).
+    ``paraphrases``: the neural paraphrase test for prose support checks (answering/paraphrase.py;
+    ``run_request`` passes it with ``retrieval="fused"``).
     """
     check_question(question)
     trace = trace if trace is not None else Trace()
     source: EvidenceSource = index if index is not None else CorpusSource(root, principal=principal)
     decider = Decider(root, source, trace, as_of or date.today())
+    decider.paraphrases = paraphrases
     # Units the caller may not read are not evidence for it: dropped before anything looks at them.
     kept = [u for u in _units(candidates) if source.may_see(u)]
     pool = [u for u in _units(retrieved) or _units(candidates) if source.may_see(u)]
@@ -391,11 +399,17 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
         decider.verify(unit, "prose")
     if not any(u.get("kind") in PROSE_KINDS for u in kept + others):
         return None
-    from rag_lab.retrieval.prose_audit import audit_units
+    from rag_lab.retrieval.prose_audit import audit_units, previous_sentence
 
     seen = ids | {u["evidence_id"] for u in others}
     audit = audit_units(question, decider.source, seen, lambda u: decider.verify(u, "prose_audit"))
-    decision = decide_prose(question, kept, others, decider.as_of, audit or [])
+    def previous(unit: Unit) -> Unit | None:  # a reason said across two sentences (answering/prose.py)
+        before = previous_sentence(decider.source, unit)
+        if before is not None:
+            decider.verify(before, "prose")
+        return before
+
+    decision = decide_prose(question, kept, others, decider.as_of, audit or [], decider.paraphrases, previous)
     if decision is None:
         return None
     decider.trace.add(

@@ -45,3 +45,20 @@ def audit_units(
             verify(unit)
             found.append(unit)
     return found
+
+
+def previous_sentence(source: EvidenceSource, unit: Unit) -> Unit | None:
+    """The sentence unit of the same file whose span ends where ``unit``'s begins, in the same
+    paragraph, that the caller may see (answering/prose.py joins a reason said across two
+    sentences); None without an index or when there is none."""
+    if not isinstance(source, Store) or unit.get("kind") != "sentence" or unit.get("parent_span") is None:
+        return None
+    for other in source.units_of_source(str(unit["source"])):
+        if (
+            other.get("kind") == "sentence"
+            and other.get("parent_span") == unit["parent_span"]
+            and other["span"][1] == unit["span"][0]
+            and source.may_see(other)
+        ):
+            return other
+    return None

@@ -15,7 +15,7 @@ from rag_lab.index import Changes, check_freshness
 from rag_lab.index.backend import Store, open_store, resolve_location
 from rag_lab.index.kept import kept_index
 from rag_lab.limits import check_budget, check_top_k
-from rag_lab.neural import Embedder
+from rag_lab.neural import Embedder, require_embedder
 from rag_lab.records import Candidate, Reason, Result, Status
 from rag_lab.retrieval.answer import answer, assemble
 from rag_lab.retrieval.generate import attach
@@ -187,10 +187,13 @@ def run_request(
     if changes.stale:
         return attach(stale_result(question, changes.paths(), changes.as_dict(), trace), [], index, generator, trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
+    paraphrases = None
     if config.get("retrieval") == "fused":
+        from rag_lab.answering.paraphrase import paraphrases_for
         from rag_lab.retrieval.fuse import fused_rank
 
         candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed, embedder=embedder)
+        paraphrases = paraphrases_for(embedder or require_embedder())  # the model also checks paraphrases
     else:
         candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
     trace.add(
@@ -198,7 +201,9 @@ def run_request(
     )
     kept = select_context(question, candidates, index, config, trace, parsed)
     day = date.fromisoformat(config["as_of"])
-    result = answer(question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed)
+    result = answer(
+        question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed, paraphrases=paraphrases
+    )
     if result["status"] != Status.ANSWERED:
         notes = warned_line_notes(question, parsed, index)
         if notes:  # a warned line probably explains the non-answer (retrieval/notes.py)

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from rag_lab.data.access import Principal
     from rag_lab.evaluation import evaluate, evaluate_file, load_questions
     from rag_lab.index import Index, build_index, check_freshness
-    from rag_lab.retrieval import answer, pack_context, query_once, retrieve
+    from rag_lab.retrieval import pack_context, query_once, retrieve
+    from rag_lab.retrieval.answer import answer
 
 __version__ = "0.1.0"
 

@@ -12,6 +12,7 @@ parks each bucket's postings keys as a sorted run; :func:`merged` merges the run
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +121,62 @@ def whole_terms(
         keys = keys[start:]
     if keys.size:
         yield keys
+
+
+# A worker's unit rows, parked in its own SQLite file (the build's ``_unit_row`` layout, with
+# subject, field and ACL still strings). The table is keyed by evidence digest, so the parent
+# copies every worker's rows into ``units`` in evidence-id order with one INSERT … SELECT that
+# merges the already ordered files (index/build.py ``_copy_units``): the rows never pass
+# through the parent's Python. Column types and affinities are those of ``units`` (schema.py),
+# so each value is stored there exactly as an ``executemany`` of the same row would store it.
+# ``seq`` (the row's position in this file, in path order) breaks ties between equal digests
+# as the parent's stable sort does.
+ROWS_DDL = """
+CREATE TABLE u (
+    eid BLOB NOT NULL, seq INTEGER NOT NULL, file INTEGER NOT NULL,
+    span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
+    subject TEXT, field TEXT, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL, PRIMARY KEY (eid, seq)
+) WITHOUT ROWID
+"""
+ROW_COLUMNS = (
+    "eid, file, span_start, span_end, line, text, subject, field, value_at, value, modality, "
+    "valid_from, valid_to, extra, acl"
+)
+
+
+class RowFile:
+    """Unit rows appended to one SQLite file (created on the first :meth:`put`, committed after
+    each, so that every batch a worker has sent is on file). The file is named like the build's
+    temporary index, so that the next build removes it if this one is killed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        self._seq = 0
+
+    def put(self, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        if self._db is None:
+            self.path.unlink(missing_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode = OFF")
+            self._db.execute("PRAGMA synchronous = OFF")
+            self._db.execute(ROWS_DDL)
+        first, self._seq = self._seq, self._seq + len(rows)
+        self._db.execute("BEGIN")
+        self._db.executemany(
+            "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((r[0], seq, *r[1:]) for seq, r in enumerate(rows, first)),
+        )
+        self._db.execute("COMMIT")
+
+    @property
+    def written(self) -> bool:
+        return self._db is not None
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

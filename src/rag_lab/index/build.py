@@ -34,12 +34,12 @@ import numpy.typing as npt
 from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_bytes, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
-from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
+from rag_lab.data.corpus import CorpusFile, check_corpus_root
 from rag_lab.data.documents import warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
-from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
+from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
 from rag_lab.index.rows import batch_terms, compact_text, field_rows
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
@@ -191,7 +191,7 @@ def build_index(
         remove_leftovers(path)
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
         try:
-            items = list(walk(base))
+            items, walk_digest = build_walk(base)  # one walk: the digest describes the stats recorded
             files_total = len(items)
             # workers are forked before the new index is opened: they never hold its connection
             batches = extract_batches(
@@ -210,6 +210,7 @@ def build_index(
                     root=base,
                     files_total=files_total,
                     row_files=batches.row_files,
+                    walk_digest=walk_digest,
                 )
             finally:
                 batches.close()
@@ -249,6 +250,7 @@ def _write(
     root: Path,
     files_total: int = 0,
     row_files: Sequence[Path] = (),
+    walk_digest: str | None = None,
 ) -> None:
     # check_same_thread off: the copy of the unit rows runs in a second thread (_write_units)
     db = sqlite3.connect(tmp, isolation_level=None, check_same_thread=False)
@@ -256,6 +258,8 @@ def _write(
     try:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
+        for i, row_file in enumerate(row_files):  # ATTACH cannot run inside a transaction
+            db.execute(f"ATTACH DATABASE ? AS rows{i}", (str(row_file),))
         db.executescript(DDL)
         db.execute("BEGIN")
         acls: set[str] = set()
@@ -298,9 +302,10 @@ def _write(
             "field_vectors": json.dumps(
                 None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
             ),
-            # the fast freshness check (index/freshness.py): the digest of the corpus walk as
-            # the files were read, or "" when the corpus changed while it was read
-            "walk_digest": _walk_digest(root, _recorded(db)),
+            # the fast freshness check (index/freshness.py): the digest of the walk whose stats
+            # are the snapshot's fingerprints (build_walk), or of a second walk (callers of _write
+            # that pass none), "" when fast_walk cannot describe the corpus
+            "walk_digest": _walk_digest(root, _recorded(db)) if walk_digest is None else walk_digest,
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -323,7 +328,8 @@ def _recorded(db: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
 
 def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     """The digest of a fresh walk of ``root`` when every file's stat equals its fingerprint as
-    read (and no file came or went); "" otherwise (the fast freshness check then never applies)."""
+    read (and no file came or went); "" otherwise (the fast freshness check then never applies).
+    The PostgreSQL build's way (index/pg_build.py); this build takes ``build_walk``'s digest."""
     walked = fast_walk(root)
     if walked is None or len(walked[0]) != len(recorded):
         return ""
@@ -554,7 +560,7 @@ def extract_batches(
     chunks = [(i + 1, items[i : i + BATCH_FILES]) for i in range(0, len(items), BATCH_FILES)]
     workers = _worker_count(len(items))
     paths = [] if rows_at is None else [rows_at.with_name(f"{rows_at.name}-rows{w}") for w in range(max(workers, 1))]
-    sinks = [RowFile(p) for p in paths]  # in a worker: its own copy, opened there on its first rows
+    sinks = [RowFile.create(p) for p in paths]  # each worker writes its own, opened there on its first rows
 
     def work(job: tuple[int, list[CorpusFile]], worker: int = 0) -> Batch:
         return extract_batch(root, job[1], rules, max_file_bytes, job[0], sink=sinks[worker] if sinks else None)
@@ -943,41 +949,26 @@ def _key_slices(
 
 
 def _copy_units(db: sqlite3.Connection, row_files: Sequence[Path], acls: list[str]) -> int:
-    """Copy every unit row of ``row_files`` (index/spill.py ``RowFile``) into ``units``, ids 1.. in
-    evidence-id order, names and ACL labels turned into their ids by SQLite; returns the rows copied.
+    """Copy every unit row of ``row_files`` (index/spill.py ``RowFile``, attached as ``rows0``…
+    by :func:`_write`) into ``units``, ids 1.. in evidence-id order, names and ACL labels turned
+    into their ids by SQLite; returns the rows copied.
 
     Each file's table is keyed by (digest, seq), so ``ORDER BY`` merges the files as they are
-    (no sort); ``strings`` must be filled. Runs between two transactions of the build (ATTACH
-    cannot run inside one; the file is a private temporary until its rename, journal off)."""
-    present = [p for p in row_files if p.exists()]
-    if not present:
+    (no sort); ``strings`` must be filled."""
+    if not row_files:
         return 0
-    db.execute("COMMIT")
-    attached = 0
-    try:
-        for i, path in enumerate(present):
-            db.execute(f"ATTACH DATABASE ? AS rows{i}", (str(path),))
-            attached += 1
-        db.execute("BEGIN")
-        db.execute("CREATE TEMP TABLE acl_position (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID")
-        db.executemany("INSERT INTO temp.acl_position VALUES (?, ?)", [(a, i) for i, a in enumerate(acls)])
-        arms = [
-            "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
-            "u.modality, u.valid_from, u.valid_to, u.extra, a.position "
-            f"FROM rows{i}.u AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
-            "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl"
-            for i in range(len(present))
-        ]
-        db.execute(f"INSERT INTO main.units ({ROW_COLUMNS}) {' UNION ALL '.join(arms)} ORDER BY 1")
-        copied: int = db.execute("SELECT count(*) FROM main.units").fetchone()[0]
-        db.execute("DROP TABLE temp.acl_position")
-        db.execute("COMMIT")
-    finally:
-        if db.in_transaction:  # failed: the temporary index is deleted by the caller
-            db.execute("ROLLBACK")
-        for i in range(attached):
-            db.execute(f"DETACH DATABASE rows{i}")
-    db.execute("BEGIN")
+    db.execute("CREATE TEMP TABLE acl_position (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID")
+    db.executemany("INSERT INTO temp.acl_position VALUES (?, ?)", [(a, i) for i, a in enumerate(acls)])
+    arms = [
+        "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
+        "u.modality, u.valid_from, u.valid_to, u.extra, a.position "
+        f"FROM rows{i}.u AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
+        "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl"
+        for i in range(len(row_files))
+    ]
+    db.execute(f"INSERT INTO main.units ({ROW_COLUMNS}) {' UNION ALL '.join(arms)} ORDER BY 1")
+    copied: int = db.execute("SELECT count(*) FROM main.units").fetchone()[0]
+    db.execute("DROP TABLE temp.acl_position")
     return copied
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from rag_lab.data import read_record
 from rag_lab.data.access import NOBODY, SIDECAR, AccessRules
 from rag_lab.data.aliases import ALIAS_FILE
-from rag_lab.data.corpus import KINDS, sha256_of_file, walk_one, walk_stats
+from rag_lab.data.corpus import KINDS, CorpusFile, Fingerprint, sha256_of_file, walk, walk_one, walk_stats
 from rag_lab.index.backend import Store
 
 
@@ -185,6 +185,41 @@ def fast_walk(base: Path) -> tuple[list[str], bytes] | None:
         stats += pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return paths, bytes(stats)
 
+
+
+def build_walk(base: Path) -> tuple[list[CorpusFile], str]:
+    """The build's one walk: every corpus file in sorted path order, exactly as
+    ``data.corpus.walk`` lists them, and the walk digest of that same walk ("" when ``fast_walk``
+    cannot describe the corpus: a symlink, a file that cannot be stat'ed — ``walk`` lists those).
+
+    Storing the digest of the walk whose stats are the snapshot's fingerprints is what the fast
+    freshness check needs: a later walk with an equal digest lists the same paths with the same
+    fingerprints, which is exactly when the full comparison finds nothing to re-hash. A file
+    changed after this walk (while the build read it, or later) has another fingerprint from
+    then on (ctime moves with every change), so no later walk matches this digest and the
+    check takes the full comparison, as for any change. (Builds before this walked a second
+    time after reading to store "" in that case; the answers are the same either way.)"""
+    try:
+        walked = fast_walk(base)
+    except OSError:  # a folder that cannot be listed: walk() reports it as it always did
+        walked = None
+    if walked is None:
+        return list(walk(base)), ""
+    paths, stats = walked
+    items = [
+        CorpusFile(path, _kind_of(path), Fingerprint(*fingerprint))
+        for path, fingerprint in zip(paths, FINGERPRINT.iter_unpack(stats), strict=True)
+    ]
+    items.sort(key=lambda item: item.path)
+    return items, digest_of(paths, stats)
+
+
+def _kind_of(path: str) -> str:
+    if path.startswith("documents/"):
+        return "document"
+    if path.startswith("images/"):
+        return "image"
+    return "aliases" if path == ALIAS_FILE else "access"
 
 
 def digest_of(paths: list[str], stats: bytes) -> str:

@@ -146,24 +146,34 @@ ROW_COLUMNS = (
 
 
 class RowFile:
-    """Unit rows appended to one SQLite file (created on the first :meth:`put`, committed after
-    each, so that every batch a worker has sent is on file). The file is named like the build's
-    temporary index, so that the next build removes it if this one is killed."""
+    """Unit rows appended to one SQLite file, committed after each :meth:`put` (so every batch a
+    worker has sent is on file). :meth:`create` makes the empty file before the workers are
+    forked, so that the build's connection can attach it before its first transaction. The file
+    is named like the build's temporary index: the next build removes it if this one is killed."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._seq = 0
 
+    @staticmethod
+    def create(path: Path) -> RowFile:
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode = OFF")
+            db.execute(ROWS_DDL)
+        finally:
+            db.close()
+        return RowFile(path)
+
     def put(self, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
         if self._db is None:
-            self.path.unlink(missing_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
-            self._db.execute(ROWS_DDL)
         first, self._seq = self._seq, self._seq + len(rows)
         self._db.execute("BEGIN")
         self._db.executemany(
@@ -171,10 +181,6 @@ class RowFile:
             ((r[0], seq, *r[1:]) for seq, r in enumerate(rows, first)),
         )
         self._db.execute("COMMIT")
-
-    @property
-    def written(self) -> bool:
-        return self._db is not None
 
     def close(self) -> None:
         if self._db is not None:

@@ -561,9 +561,16 @@ def extract_batches(
     workers = _worker_count(len(items))
     paths = [] if rows_at is None else [rows_at.with_name(f"{rows_at.name}-rows{w}") for w in range(max(workers, 1))]
     sinks = [RowFile.create(p) for p in paths]  # each worker writes its own, opened there on its first rows
+    readers = max(workers, 1)  # worker w reads chunks w, w + readers, … (_ForkPool)
+    lasts = {chunks[w::readers][-1][0] for w in range(readers) if chunks[w::readers]}
 
     def work(job: tuple[int, list[CorpusFile]], worker: int = 0) -> Batch:
-        return extract_batch(root, job[1], rules, max_file_bytes, job[0], sink=sinks[worker] if sinks else None)
+        if not sinks:
+            return extract_batch(root, job[1], rules, max_file_bytes, job[0])
+        batch = extract_batch(root, job[1], rules, max_file_bytes, job[0], sink=sinks[worker])
+        if job[0] in lasts:  # this process's last chunk: its rows in digest order before it is sent
+            sinks[worker].finish()
+        return batch
 
     def close_sinks() -> None:
         for sink in sinks:
@@ -962,7 +969,7 @@ def _copy_units(db: sqlite3.Connection, row_files: Sequence[Path], acls: list[st
     arms = [
         "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
         "u.modality, u.valid_from, u.valid_to, u.extra, a.position "
-        f"FROM rows{i}.u AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
+        f"FROM rows{i}.s AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
         "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl"
         for i in range(len(row_files))
     ]

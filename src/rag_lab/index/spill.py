@@ -124,37 +124,39 @@ def whole_terms(
 
 
 # A worker's unit rows, parked in its own SQLite file (the build's ``_unit_row`` layout, with
-# subject, field and ACL still strings). The table is keyed by evidence digest, so the parent
+# subject, field and ACL still strings). Batches are appended to ``u`` (a rowid table: appending
+# is cheap, where inserting into a table keyed by a hash touches a random page per row); after
+# its last batch the worker sorts them once into ``s``, keyed by evidence digest, so the parent
 # copies every worker's rows into ``units`` in evidence-id order with one INSERT … SELECT that
 # merges the already ordered files (index/build.py ``_copy_units``): the rows never pass
 # through the parent's Python. Column types and affinities are those of ``units`` (schema.py),
 # so each value is stored there exactly as an ``executemany`` of the same row would store it.
-# ``seq`` (the row's position in this file, in path order) breaks ties between equal digests
-# as the parent's stable sort does.
-ROWS_DDL = """
-CREATE TABLE u (
-    eid BLOB NOT NULL, seq INTEGER NOT NULL, file INTEGER NOT NULL,
-    span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
+# ``seq`` (the row's position in ``u``, in path order) breaks ties between equal digests as the
+# parent's stable sort does.
+_ROW_COLUMNS_DDL = """
+    file INTEGER NOT NULL, span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
     subject TEXT, field TEXT, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
-    valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL, PRIMARY KEY (eid, seq)
-) WITHOUT ROWID
+    valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL"""
+ROWS_DDL = f"""
+CREATE TABLE u (eid BLOB NOT NULL, {_ROW_COLUMNS_DDL});
+CREATE TABLE s (eid BLOB NOT NULL, seq INTEGER NOT NULL, {_ROW_COLUMNS_DDL}, PRIMARY KEY (eid, seq)) WITHOUT ROWID;
 """
-ROW_COLUMNS = (
-    "eid, file, span_start, span_end, line, text, subject, field, value_at, value, modality, "
-    "valid_from, valid_to, extra, acl"
+_AFTER_EID = (
+    "file, span_start, span_end, line, text, subject, field, value_at, value, modality, valid_from, valid_to, extra, acl"
 )
+ROW_COLUMNS = f"eid, {_AFTER_EID}"
 
 
 class RowFile:
-    """Unit rows appended to one SQLite file, committed after each :meth:`put` (so every batch a
-    worker has sent is on file). :meth:`create` makes the empty file before the workers are
-    forked, so that the build's connection can attach it before its first transaction. The file
-    is named like the build's temporary index: the next build removes it if this one is killed."""
+    """Unit rows appended to one SQLite file, committed after each :meth:`put`; :meth:`finish`
+    (after the last) orders them by evidence digest into the table the build copies from.
+    :meth:`create` makes the empty file before the workers are forked, so that the build's
+    connection can attach it before its first transaction. The file is named like the build's
+    temporary index: the next build removes it if this one is killed."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
-        self._seq = 0
 
     @staticmethod
     def create(path: Path) -> RowFile:
@@ -162,7 +164,7 @@ class RowFile:
         db = sqlite3.connect(path, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode = OFF")
-            db.execute(ROWS_DDL)
+            db.executescript(ROWS_DDL)
         finally:
             db.close()
         return RowFile(path)
@@ -174,12 +176,16 @@ class RowFile:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
-        first, self._seq = self._seq, self._seq + len(rows)
         self._db.execute("BEGIN")
-        self._db.executemany(
-            "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((r[0], seq, *r[1:]) for seq, r in enumerate(rows, first)),
-        )
+        self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self._db.execute("COMMIT")
+
+    def finish(self) -> None:
+        """Order the rows put so far by (digest, position) into ``s`` (one sort, in C)."""
+        if self._db is None:
+            return
+        self._db.execute("BEGIN")
+        self._db.execute(f"INSERT INTO s SELECT eid, rowid, {_AFTER_EID} FROM u ORDER BY eid, rowid")
         self._db.execute("COMMIT")
 
     def close(self) -> None:

@@ -90,3 +90,29 @@ def test_row_files_of_a_killed_build_are_removed_by_the_next(make_corpus: MakeCo
     RowFile.create(leftover)
     build_index(root)
     assert not leftover.exists() and row_files(root) == []
+
+
+def test_rows_beyond_a_field_line_are_stored_as_given(tmp_path: Path) -> None:
+    """A batch of field-line rows binds 10 values per row (the rest are constants); any other
+    row — a value of its own, an image, a validity date, extra keys, a modality that is not the
+    integer 0 — makes the whole batch bind all 15, so every value is stored as ``units`` stores it."""
+    plain = row(b"\x01" * 12, 1, "地点：一楼")
+    odd = [
+        (b"\x02" * 12, 1, 0, 4, 2, "甲", "甲", "乙", 0, "丙", 0, None, None, None, ""),
+        (b"\x03" * 12, 1, None, None, None, "图", None, None, 0, None, 1, None, None, '{"color": "red"}', "staff"),
+        (b"\x04" * 12, 1, 0, 4, 3, "丁", "甲", "戊", 1, None, 0, "2026-01-01", None, None, ""),
+        (b"\x05" * 12, 1, 0, 4, 4, "己", "甲", "庚", 1, None, 0.0, None, None, None, ""),
+    ]
+    rows = RowFile.create(tmp_path / "y.tmp-rows0")
+    rows.put([plain])
+    rows.put([plain[:0] + (b"\x00" * 12,) + plain[1:], *odd])
+    rows.finish()
+    rows.close()
+    db = sqlite3.connect(tmp_path / "y.tmp-rows0")
+    got = db.execute(
+        "SELECT eid, file, span_start, span_end, line, text, subject, field, value_at, value, modality, "
+        "valid_from, valid_to, extra, acl, typeof(modality) FROM s ORDER BY eid"
+    ).fetchall()
+    db.close()
+    assert [r[:15] for r in got[2:]] == odd and got[1][:15] == plain
+    assert [r[15] for r in got] == ["integer"] * 6  # INTEGER affinity, as in units: 0.0 is stored as 0

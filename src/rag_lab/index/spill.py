@@ -11,6 +11,7 @@ parks each bucket's postings keys as a sorted run; :func:`merged` merges the run
 
 from __future__ import annotations
 
+import operator
 import os
 import sqlite3
 import tempfile
@@ -147,6 +148,14 @@ _AFTER_EID = (
 ROW_COLUMNS = f"eid, {_AFTER_EID}"
 
 
+_PLAIN_TAIL = (None, 0, None, None, None)  # value, modality, valid_from, valid_to, extra of a field line's row
+_BOUND = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 14)
+
+
+def _plain(row: tuple[Any, ...]) -> bool:
+    return row[9:14] == _PLAIN_TAIL and type(row[10]) is int
+
+
 class RowFile:
     """Unit rows appended to one SQLite file, committed after each :meth:`put`; :meth:`finish`
     (after the last) orders them by evidence digest into the table the build copies from.
@@ -177,7 +186,12 @@ class RowFile:
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("BEGIN")
-        self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 10 values bound per row, not 15
+            self._db.executemany(
+                "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
+            )
+        else:
+            self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self._db.execute("COMMIT")
 
     def finish(self) -> None:

@@ -15,6 +15,11 @@ Medians over runs. Writes ``benchmarks/out/compact_<docs>.json``.
 After each build the SHA-256 of every table's rows (and of the whole file) is recorded, and the
 run ends by saying whether every build of every code wrote the same tables (a build change
 must not alter one stored byte). ``--no-questions``: time the builds only.
+
+Any corpus (e.g. ``gen_prose_corpus.py``'s): ``--root DIR`` instead of ``--docs``; ``--vectors``
+builds with ``rag-lab index --vectors``; ``--prose-questions FILE`` (``gen_prose_corpus.py
+--questions``) times ``query_once`` over those questions (p50 / p95 over all of them, each
+asked ``--query-runs`` times) and counts the answers that are the expected sentence.
 """
 
 from __future__ import annotations
@@ -115,19 +120,20 @@ def table_digests(index: Path) -> dict[str, str]:
     return out
 
 
-def build(root: Path, src: Path | None) -> dict[str, Any]:
+def build(root: Path, src: Path | None, vectors: bool = False) -> dict[str, Any]:
     index = root / ".rag_lab" / "index.sqlite"
     script = (
         "import resource, subprocess, sys, time, json\n"
         "t = time.perf_counter()\n"
-        "subprocess.run([sys.executable, '-m', 'rag_lab.cli', 'index', sys.argv[1]], check=True,"
+        "subprocess.run([sys.executable, '-m', 'rag_lab.cli', 'index', sys.argv[1], *sys.argv[2:]], check=True,"
         " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "wall = time.perf_counter() - t\n"
         "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
         "print(json.dumps({'wall': wall, 'cpu': ru.ru_utime + ru.ru_stime, 'rss_mib': ru.ru_maxrss / 1024}))\n"
     )
+    extra = ["--vectors"] if vectors else []
     proc = subprocess.run(
-        [sys.executable, "-c", script, str(root)], env=env_for(src), capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, str(root), *extra], env=env_for(src), capture_output=True, text=True, check=True
     )
     found: dict[str, Any] = json.loads(proc.stdout)
     found["index_bytes"] = index.stat().st_size
@@ -147,6 +153,36 @@ def ask(root: Path, src: Path | None, runs: int, questions: dict[str, str]) -> d
     return found
 
 
+PROSE_SCRIPT = r"""
+import json, sys, time
+from datetime import date
+from pathlib import Path
+from rag_lab.retrieval import query
+root, runs, questions = Path(sys.argv[1]), int(sys.argv[2]), json.loads(Path(sys.argv[3]).read_text())
+today = date(2026, 12, 1)
+times, right, answered = [], 0, 0
+for q in questions:
+    for i in range(runs + 1):
+        t = time.perf_counter(); result = query.query_once(q["question"], root, as_of=today)
+        if i:  # the first run warms the page cache
+            times.append(time.perf_counter() - t)
+    answered += result["status"] == "answered"
+    right += result["status"] == "answered" and result.get("answer") == q["answer"]
+times.sort()
+print(json.dumps({"questions": len(questions), "answered": answered, "right": right,
+                  "p50_ms": times[len(times) // 2] * 1e3, "p95_ms": times[int(len(times) * 0.95)] * 1e3}))
+"""
+
+
+def ask_prose(root: Path, src: Path | None, runs: int, questions: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROSE_SCRIPT, str(root), str(runs), str(questions)],
+        env=env_for(src), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found: dict[str, Any] = json.loads(proc.stdout)
+    return found
+
+
 def median_of(rows: list[dict[str, Any]], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
@@ -159,9 +195,13 @@ def main() -> None:
     ap.add_argument("--base-src", type=Path, default=None, help="src folder of the code to compare with")
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--no-questions", action="store_true", help="the build only (no query_once runs)")
+    ap.add_argument("--root", type=Path, default=None, help="this corpus instead of gen_corpus.py's --docs")
+    ap.add_argument("--vectors", action="store_true", help="build with rag-lab index --vectors")
+    ap.add_argument("--prose-questions", type=Path, default=None, help="gen_prose_corpus.py --questions FILE")
     args = ap.parse_args()
-    root = ensure_corpus(args.out, args.docs)
-    questions = {} if args.no_questions else questions_for(args.out, args.docs)
+    root = ensure_corpus(args.out, args.docs) if args.root is None else args.root
+    label = str(args.docs) if args.root is None else args.root.name + ("_vectors" if args.vectors else "")
+    questions = {} if args.no_questions or args.root is not None else questions_for(args.out, args.docs)
     codes: dict[str, Path | None] = {"this": None}
     if args.base_src is not None:
         codes = {"base": args.base_src.resolve(), "this": None}
@@ -174,12 +214,14 @@ def main() -> None:
             stat_walk(root)
             walk = time.perf_counter() - began
             row = {"floor_s": wall, "floor_cpu_s": cpu, "stat_walk_s": walk, "load": os.getloadavg()[0]}
-            row.update(build(root, src))
+            row.update(build(root, src, args.vectors))
             row["questions"] = ask(root, src, args.query_runs, questions) if questions else {}
+            if args.prose_questions is not None and not args.no_questions:
+                row["prose"] = ask_prose(root, src, args.query_runs, args.prose_questions)
             report["runs"][name].append(row)
             print(f"run {run + 1} {name}: {json.dumps(row)}", flush=True)
     corpus = report["corpus_bytes"]
-    print(f"\n{args.docs} docs, corpus {corpus / 1e6:.1f} MB, medians of {args.runs} runs")
+    print(f"\n{label} docs, corpus {corpus / 1e6:.1f} MB, medians of {args.runs} runs")
     for name, rows in report["runs"].items():
         floor, floor_cpu = median_of(rows, "floor_s"), median_of(rows, "floor_cpu_s")
         print(
@@ -189,6 +231,12 @@ def main() -> None:
             f"{median_of(rows, 'rss_mib'):.0f} MiB; index {median_of(rows, 'index_bytes') / 1e6:.1f} MB = "
             f"{median_of(rows, 'index_bytes') / corpus:.2f}x corpus"
         )
+        if rows[0].get("prose"):
+            ps = [r["prose"] for r in rows]
+            print(
+                f"  prose questions: {ps[0]['right']}/{ps[0]['questions']} right ({ps[0]['answered']} answered); "
+                f"query_once p50 {median_of(ps, 'p50_ms'):.1f} ms, p95 {median_of(ps, 'p95_ms'):.1f} ms"
+            )
         for q in questions:
             qs = [r["questions"][q] for r in rows]
             print(
@@ -202,7 +250,7 @@ def main() -> None:
         for name, rows in report["runs"].items():
             print(f"  {name}: {[r['tables'] for r in rows]}")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"compact_{args.docs}.json").write_text(json.dumps(report, indent=1))
+    (args.out / f"compact_{label}.json").write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

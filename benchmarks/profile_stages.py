@@ -66,6 +66,8 @@ def _classify_sql(sql: str) -> str:
         return "units: stage rows (temp table)"
     if s.startswith("INSERT INTO UNITS"):
         return "units: insert in evidence_id order"
+    if s.startswith("INSERT INTO MAIN.UNITS"):  # build5: the copy from the workers' row files
+        return "units: copy from the row files (INSERT … SELECT, 2nd thread)"
     if "INTO FILES" in s or "INTO FILE_WARNINGS" in s:
         return "files + warnings insert"
     if "INTO POSTINGS" in s:
@@ -96,8 +98,14 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
         def connect(*args: Any, **kwargs: Any) -> Any:
             return TimedConnection(sqlite3.connect(*args, **kwargs), t, _classify_sql)
 
-    walk = build.walk
-    t.replace(build, "walk", lambda base: iter(t.timed("walk (scandir + stat, sorted)", lambda b: list(walk(b)))(base)))
+    if hasattr(build, "build_walk"):  # build5: one walk, and the walk digest from it
+        t.wrap(build, "build_walk", "walk (scandir + stat, sorted)")
+        t.wrap(build.RowFile, "put", "unit rows into the row file (workers)")
+    else:
+        walk = build.walk
+        t.replace(
+            build, "walk", lambda base: iter(t.timed("walk (scandir + stat, sorted)", lambda b: list(walk(b)))(base))
+        )
     t.replace(build, "sqlite3", _Sqlite())
     t.replace(build, "os", ModuleProxy(os, t, {"fsync": "fsync (file + folder)", "replace": "rename"}))
     t.wrap(build, "read_record", "access label (read_record rest)")

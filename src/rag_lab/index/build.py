@@ -34,15 +34,15 @@ import numpy.typing as npt
 from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_bytes, read_record
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
-from rag_lab.data.corpus import CorpusFile, check_corpus_root, walk
+from rag_lab.data.corpus import CorpusFile, check_corpus_root
 from rag_lab.data.documents import warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
-from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
+from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
 from rag_lab.index.rows import batch_terms, compact_text, field_rows
 from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
-from rag_lab.index.spill import SpillFile, merged, whole_terms
+from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
@@ -191,11 +191,12 @@ def build_index(
         remove_leftovers(path)
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
         try:
-            items = list(walk(base))
+            items, walk_digest = build_walk(base)  # one walk: the digest describes the stats recorded
             files_total = len(items)
             # workers are forked before the new index is opened: they never hold its connection
             batches = extract_batches(
-                base, items, AccessRules.load(base), close_in_workers=[lock_fd], max_file_bytes=max_file_bytes
+                base, items, AccessRules.load(base), close_in_workers=[lock_fd], max_file_bytes=max_file_bytes,
+                rows_at=tmp,
             )
             del items  # the workers (or the in-process batches) hold what they need of it
             try:
@@ -208,9 +209,13 @@ def build_index(
                     embedder=embedder if vectors else None,
                     root=base,
                     files_total=files_total,
+                    row_files=batches.row_files,
+                    walk_digest=walk_digest,
                 )
             finally:
                 batches.close()
+                for row_file in batches.row_files:  # parked unit rows (index/spill.py RowFile)
+                    row_file.unlink(missing_ok=True)
             fd = os.open(tmp, os.O_RDONLY)
             try:
                 os.fsync(fd)
@@ -244,12 +249,17 @@ def _write(
     embedder: Embedder | None = None,
     root: Path,
     files_total: int = 0,
+    row_files: Sequence[Path] = (),
+    walk_digest: str | None = None,
 ) -> None:
-    db = sqlite3.connect(tmp, isolation_level=None)
+    # check_same_thread off: the copy of the unit rows runs in a second thread (_write_units)
+    db = sqlite3.connect(tmp, isolation_level=None, check_same_thread=False)
     units = _Units(tmp, files_total)
     try:
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
+        for i, row_file in enumerate(row_files):  # ATTACH cannot run inside a transaction
+            db.execute(f"ATTACH DATABASE ? AS rows{i}", (str(row_file),))
         db.executescript(DDL)
         db.execute("BEGIN")
         acls: set[str] = set()
@@ -272,7 +282,7 @@ def _write(
             acls.update(row[-1] for row in batch.files)
             units.add(batch, len(batch.files))
         acls.update(units.acl_names)
-        count = _write_units(db, units, sorted(acls))
+        count = _write_units(db, units, sorted(acls), row_files)
         units.close()
         if embedder is not None:
             from rag_lab.index.vectors import add_vectors
@@ -292,9 +302,10 @@ def _write(
             "field_vectors": json.dumps(
                 None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
             ),
-            # the fast freshness check (index/freshness.py): the digest of the corpus walk as
-            # the files were read, or "" when the corpus changed while it was read
-            "walk_digest": _walk_digest(root, _recorded(db)),
+            # the fast freshness check (index/freshness.py): the digest of the walk whose stats
+            # are the snapshot's fingerprints (build_walk), or of a second walk (callers of _write
+            # that pass none), "" when fast_walk cannot describe the corpus
+            "walk_digest": _walk_digest(root, _recorded(db)) if walk_digest is None else walk_digest,
         }
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         for statement in INDEXES.split(";"):
@@ -317,7 +328,8 @@ def _recorded(db: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
 
 def _walk_digest(root: Path, recorded: dict[str, tuple[Any, ...]]) -> str:
     """The digest of a fresh walk of ``root`` when every file's stat equals its fingerprint as
-    read (and no file came or went); "" otherwise (the fast freshness check then never applies)."""
+    read (and no file came or went); "" otherwise (the fast freshness check then never applies).
+    The PostgreSQL build's way (index/pg_build.py); this build takes ``build_walk``'s digest."""
     walked = fast_walk(root)
     if walked is None or len(walked[0]) != len(recorded):
         return ""
@@ -366,6 +378,14 @@ class Batch:
     codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     terms: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     without_units: int = 0  # files read without error that gave no unit
+    #: when the rows went to a RowFile (``units`` is then empty): each unit's 12 digest bytes, joined,
+    #: and its ACL label — what the parent needs of a unit besides its terms
+    eids: bytes = b""
+    unit_acls: list[str] = field(default_factory=list)
+
+    @property
+    def unit_count(self) -> int:
+        return len(self.units) if self.units else len(self.unit_acls)
 
 
 def extract_batch(
@@ -376,10 +396,12 @@ def extract_batch(
     first_file: int = 1,
     *,
     fast: bool = True,
+    sink: RowFile | None = None,
 ) -> Batch:
     """Read, hash and parse ``items`` (see :class:`Batch`); ``first_file``: the files-table id
     of ``items[0]`` (ids are 1.. in path order, one per corpus file). ``fast``: documents of
-    field lines and blank lines only become rows directly (index/rows.py; same batch as without)."""
+    field lines and blank lines only become rows directly (index/rows.py; same batch as without).
+    ``sink``: the unit rows go there (index/spill.py), the batch keeps their digests and labels."""
     batch = Batch()
     texts: list[str] = []
     names = batch.names
@@ -415,6 +437,12 @@ def extract_batch(
         batch.units.extend(rows)
         texts.extend(unit_texts)
     batch.codes, batch.terms = _terms_in_slices(texts)
+    if sink is not None:
+        units = batch.units
+        sink.put(units)
+        batch.eids = b"".join(map(_FIRST, units))
+        batch.unit_acls = list(map(_LAST, units))
+        batch.units = []
     return batch
 
 
@@ -504,8 +532,12 @@ def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
 class _Batches(Iterator[Batch]):
     """Batches in path order; from forked workers when the corpus is large, else in-process."""
 
-    def __init__(self, inner: Iterator[Batch], close: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, inner: Iterator[Batch], close: Callable[[], None] = lambda: None, row_files: Sequence[Path] = ()
+    ) -> None:
         self._inner, self._close = inner, close
+        #: where the unit rows were parked (``extract_batches(rows_at=…)``); the caller removes them
+        self.row_files = list(row_files)
 
     def __next__(self) -> Batch:
         return next(self._inner)
@@ -521,17 +553,33 @@ def extract_batches(
     *,
     close_in_workers: Iterable[int] = (),
     max_file_bytes: int = MAX_FILE_BYTES,
+    rows_at: Path | None = None,
 ) -> _Batches:
+    """Batches of ``items`` in path order. ``rows_at``: the unit rows go to RowFiles named
+    ``<rows_at>-rows<worker>`` (one per process that reads), not into the batches."""
     chunks = [(i + 1, items[i : i + BATCH_FILES]) for i in range(0, len(items), BATCH_FILES)]
     workers = _worker_count(len(items))
+    paths = [] if rows_at is None else [rows_at.with_name(f"{rows_at.name}-rows{w}") for w in range(max(workers, 1))]
+    sinks = [RowFile.create(p) for p in paths]  # each worker writes its own, opened there on its first rows
+    readers = max(workers, 1)  # worker w reads chunks w, w + readers, … (_ForkPool)
+    lasts = {chunks[w::readers][-1][0] for w in range(readers) if chunks[w::readers]}
+
+    def work(job: tuple[int, list[CorpusFile]], worker: int = 0) -> Batch:
+        if not sinks:
+            return extract_batch(root, job[1], rules, max_file_bytes, job[0])
+        batch = extract_batch(root, job[1], rules, max_file_bytes, job[0], sink=sinks[worker])
+        if job[0] in lasts:  # this process's last chunk: its rows in digest order before it is sent
+            sinks[worker].finish()
+        return batch
+
+    def close_sinks() -> None:
+        for sink in sinks:
+            sink.close()
+
     if workers < 2:
-        return _Batches(extract_batch(root, chunk, rules, max_file_bytes, first) for first, chunk in chunks)
-    pool = _ForkPool(
-        workers,
-        lambda job: extract_batch(root, job[1], rules, max_file_bytes, job[0]),
-        list(close_in_workers),
-    )
-    return _Batches(pool.start(chunks), pool.close)
+        return _Batches((work(chunk) for chunk in chunks), close_sinks, paths)
+    pool = _ForkPool(workers, work, list(close_in_workers))
+    return _Batches(pool.start(chunks), pool.close, paths)
 
 
 def _worker_count(files: int) -> int:
@@ -554,7 +602,7 @@ class _ForkPool:
     pipe nobody reads fails), never touches the index file and exits with ``os._exit``.
     """
 
-    def __init__(self, workers: int, work: Callable[[Any], Any], close_in_workers: list[int]) -> None:
+    def __init__(self, workers: int, work: Callable[[Any, int], Any], close_in_workers: list[int]) -> None:
         self._workers = workers
         self._work = work
         self._close_in_workers = close_in_workers
@@ -570,7 +618,7 @@ class _ForkPool:
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover - runs in the worker
                     os.close(read_fd)
-                    self._run_worker(parent, write_fd, chunks[w :: self._workers])
+                    self._run_worker(parent, write_fd, chunks[w :: self._workers], w)
                 os.close(write_fd)
                 self._pids.append(pid)
                 self._pipes.append(os.fdopen(read_fd, "rb"))
@@ -592,7 +640,7 @@ class _ForkPool:
                 raise value
             yield value
 
-    def _run_worker(self, parent: int, write_fd: int, chunks: list[Any]) -> NoReturn:  # pragma: no cover
+    def _run_worker(self, parent: int, write_fd: int, chunks: list[Any], worker: int) -> NoReturn:  # pragma: no cover
         code = 1
         try:
             _die_with_parent(parent)
@@ -602,7 +650,7 @@ class _ForkPool:
                 for chunk in chunks:
                     failed = True
                     try:
-                        data = pickle.dumps(("ok", self._work(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
+                        data = pickle.dumps(("ok", self._work(chunk, worker)), protocol=pickle.HIGHEST_PROTOCOL)
                         failed = False
                     except Exception as exc:  # handed to the parent, which raises it
                         try:
@@ -646,12 +694,14 @@ FLUSH_UNITS = 1 << 16  # units held in memory; past that, every unit goes to the
 BUCKET_UNITS = 1 << 16  # units per bucket read back at a time (aimed at, from an estimate)
 KEY_BITS = 63  # a postings key (ACL, term, unit id) must fit in an int64
 
-_Piece = tuple[list[tuple[Any, ...]], npt.NDArray[np.int64], npt.NDArray[np.int64], list[tuple[int, Any, Any, Any]]]
+#: a run of units: their digests (12 bytes each, joined), ACL labels, term codes, terms per unit, images
+_Piece = tuple[bytes, list[str], npt.NDArray[np.int64], npt.NDArray[np.int64], list[tuple[int, Any, Any, Any]]]
 
 
 class _Units:
-    """Every unit of the corpus, gathered batch by batch: rows (schema.py's units columns after
-    ``id``, subject/field/ACL still strings), term codes, images and name counts.
+    """Every unit of the corpus, gathered batch by batch: evidence digests, ACL labels, term
+    codes, images and name counts. The rows themselves are in the batches' RowFiles
+    (index/spill.py), copied into ``units`` by SQLite (:func:`_copy_units`).
 
     Up to FLUSH_UNITS units stay in memory. Past that, all of them go to a spill file beside
     the new index (index/spill.py), in buckets by the top bits of their evidence digest, so
@@ -674,15 +724,18 @@ class _Units:
         self._chunks: list[list[tuple[int, int]]] = []
 
     def add(self, batch: Batch, files: int = 0) -> None:
-        self.count += len(batch.units)
+        if batch.units:
+            raise ValueError("_Units takes batches whose rows went to a RowFile (extract_batches rows_at=…)")
+        n = len(batch.unit_acls)
+        self.count += n
         self._files_seen += files
         if batch.codes.size:
             self.code_span = max(self.code_span, int(batch.codes.max()) + 1)
         for key, count in batch.names.items():
             self.names[key] = self.names.get(key, 0) + count
-        self.acl_names.update(map(_LAST, batch.units))
-        self._held.append((batch.units, batch.codes, batch.terms, batch.images))
-        self._held_units += len(batch.units)
+        self.acl_names.update(batch.unit_acls)
+        self._held.append((batch.eids, batch.unit_acls, batch.codes, batch.terms, batch.images))
+        self._held_units += n
         if self._held_units >= FLUSH_UNITS and self._tmp is not None:
             self._flush()
 
@@ -715,10 +768,11 @@ class _Units:
                 buckets *= 2
             self._bits = buckets.bit_length() - 1
             self._chunks = [[] for _ in range(buckets)]
-        rows, codes, terms, images = _joined(self._held)
+        eids, acls, codes, terms, images = _joined(self._held)
         self._held, self._held_units = [], 0
-        n, buckets = len(rows), len(self._chunks)
-        bucket = _top_bits(rows, self._bits)
+        n, buckets = len(acls), len(self._chunks)
+        digests = _digests(eids)
+        bucket = _top_bits(digests, self._bits)
         narrow = bucket.astype(np.uint16)  # < 1 << 16 buckets: a stable argsort of uint16 is a radix sort
         order = np.argsort(narrow, kind="stable")
         counts = np.bincount(bucket, minlength=buckets)
@@ -737,8 +791,8 @@ class _Units:
             if size:
                 where = order[first : first + size]
                 piece = (
-                    _picked(rows, where.tolist()), codes[first_code : first_code + code_size],
-                    terms[where], images_of.get(b, []),
+                    digests[where].tobytes(), _picked(acls, where.tolist()),
+                    codes[first_code : first_code + code_size], terms[where], images_of.get(b, []),
                 )  # fmt: skip
                 self._chunks[b].append(self.spill.put(pickle.dumps(piece, protocol=pickle.HIGHEST_PROTOCOL)))
             first += size
@@ -748,48 +802,55 @@ class _Units:
 def _joined(pieces: list[_Piece]) -> _Piece:
     if len(pieces) == 1:
         return pieces[0]
-    rows: list[tuple[Any, ...]] = []
+    acls: list[str] = []
     images: list[tuple[int, Any, Any, Any]] = []
-    for part, _codes, _terms, part_images in pieces:
-        images.extend((len(rows) + i, c, s, sh) for i, c, s, sh in part_images)
-        rows.extend(part)
-    codes = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int64)
-    terms = np.concatenate([p[2] for p in pieces]) if pieces else np.zeros(0, np.int64)
-    return rows, codes, terms, images
+    for _eids, part, _codes, _terms, part_images in pieces:
+        images.extend((len(acls) + i, c, s, sh) for i, c, s, sh in part_images)
+        acls.extend(part)
+    eids = b"".join(p[0] for p in pieces)
+    codes = np.concatenate([p[2] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    terms = np.concatenate([p[3] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    return eids, acls, codes, terms, images
 
 
 _FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
 
 
-def _picked(rows: list[tuple[Any, ...]], where: list[int]) -> list[tuple[Any, ...]]:
+def _picked(rows: list[Any], where: list[int]) -> list[Any]:
     """``[rows[i] for i in where]``, gathered in C."""
     return [rows[where[0]]] if len(where) == 1 else list(operator.itemgetter(*where)(rows))
 
 
-def _top_bits(rows: list[tuple[Any, ...]], bits: int) -> npt.NDArray[np.intp]:
-    """The bucket of each row: the top ``bits`` bits of its evidence digest."""
+def _digests(eids: bytes) -> npt.NDArray[np.uint8]:
+    """Joined 12-byte evidence digests as an (n, 12) array."""
+    return np.frombuffer(eids, dtype=np.uint8).reshape(len(eids) // 12, 12)
+
+
+def _top_bits(digests: npt.NDArray[np.uint8], bits: int) -> npt.NDArray[np.intp]:
+    """The bucket of each unit: the top ``bits`` bits of its evidence digest."""
     if bits == 0:
-        return np.zeros(len(rows), dtype=np.intp)
-    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
+        return np.zeros(len(digests), dtype=np.intp)
     high = digests[:, :2].copy().view(">u2").ravel()
     return (high >> (16 - bits)).astype(np.intp)
 
 
-def _evidence_order(rows: list[tuple[Any, ...]]) -> npt.NDArray[np.intp]:
-    """Positions of ``rows`` in evidence_id order (the ids' hex digits order like their bytes)."""
-    digests = np.frombuffer(b"".join(map(_FIRST, rows)), dtype=np.uint8).reshape(len(rows), 12)
+def _evidence_order(digests: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:
+    """Positions of the units in evidence_id order (the ids' hex digits order like their bytes;
+    a stable sort: equal digests keep their order, as the RowFiles' ``seq`` does)."""
     high = digests[:, :8].copy().view(">u8").ravel()
     low = digests[:, 8:].copy().view(">u4").ravel()
     return np.lexsort((low, high))
 
 
-def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
+def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str], row_files: Sequence[Path] = ()) -> int:
     """Insert units with ids 1.. in evidence_id order, names, images and postings; returns the unit count.
 
-    ``acls``: every ACL label, sorted (a unit's ``acl`` column is its position here). Units come
-    one bucket at a time (:class:`_Units`); each bucket's postings keys are sorted in a second
-    thread while SQLite inserts its rows (both release the GIL) and, when the units were
-    spilled, parked as a sorted run that the postings merge reads back.
+    ``acls``: every ACL label, sorted (a unit's ``acl`` column is its position here). The rows
+    are copied from ``row_files`` by SQLite (:func:`_copy_units`), in a second thread while
+    this one walks the units one bucket at a time (:class:`_Units`): each bucket's ids (its
+    evidence-id order, numbered on from the previous bucket — the order the copy gives),
+    lengths and postings keys, parked as a sorted run that the postings merge reads back when
+    the units were spilled.
     """
     count, n_groups = units.count, len(acls)
     code_of = {name: i for i, name in enumerate(acls)}
@@ -805,31 +866,31 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
     runs: list[tuple[int, int]] = []
     kept: npt.NDArray[np.int64] | None = None
     first = 1
+    image_rows: list[tuple[Any, ...]] = []
     with ThreadPoolExecutor(max_workers=1) as pool:
-        for rows, codes, terms, images in units.buckets():
-            n = len(rows)
-            order = _evidence_order(rows)
+        copied = pool.submit(_copy_units, db, row_files, acls)  # SQLite releases the GIL
+        for eids, unit_acls, codes, terms, images in units.buckets():
+            n = len(unit_acls)
             rowids = np.empty(n, dtype=np.int64)
-            rowids[order] = np.arange(first, first + n, dtype=np.int64)
-            group = np.fromiter(map(code_of.__getitem__, map(_LAST, rows)), dtype=np.int64, count=n)
+            rowids[_evidence_order(_digests(eids))] = np.arange(first, first + n, dtype=np.int64)
+            group = np.fromiter(map(code_of.__getitem__, unit_acls), dtype=np.int64, count=n)
             doc_len[rowids] = terms
             stats[:, 0] += np.bincount(group, minlength=n_groups)
             stats[:, 1] += np.bincount(group, weights=terms, minlength=n_groups).astype(np.int64)
-            keys = pool.submit(_bucket_keys, codes, terms, rowids, group, span, width, vocab)
-            db.executemany(
-                "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                _ordered_rows(rows, order.tolist(), string_id, code_of, first),
-            )
-            db.executemany(
-                "INSERT INTO images VALUES (?, ?, ?, ?, ?)",
-                sorted((int(rowids[i]), c, s, sh, code_of[rows[i][-1]]) for i, c, s, sh in images),
-            )
-            del rows, codes
+            keys = _bucket_keys(codes, terms, rowids, group, span, width, vocab)
+            image_rows.extend((int(rowids[i]), c, s, sh, code_of[unit_acls[i]]) for i, c, s, sh in images)
+            del eids, codes
             if units.spill is not None:
-                runs.append(units.spill.put(keys.result()))
+                runs.append(units.spill.put(keys))
             else:
-                kept = keys.result()
+                kept = keys
             first += n
+        if copied.result() != count:
+            raise IndexError_(
+                f"the build parked {count} units but copied {copied.result()} into the index; "
+                "rerun `rag-lab index ROOT` (the previous index is untouched)"
+            )
+    db.executemany("INSERT INTO images VALUES (?, ?, ?, ?, ?)", sorted(image_rows))
     kinds = {"subject": 0, "field": 1}
     db.executemany(
         "INSERT INTO names VALUES (?, ?, ?, ?)",
@@ -861,7 +922,7 @@ def _write_units(db: sqlite3.Connection, units: _Units, acls: list[str]) -> int:
 def _vocabulary(units: _Units) -> npt.NDArray[np.int64]:
     """Every term code of the corpus, sorted (its positions are the dense term numbers)."""
     found = np.zeros(0, np.int64)
-    for _rows, codes, _terms, _images in units.buckets():
+    for _eids, _acls, codes, _terms, _images in units.buckets():
         found = np.union1d(found, codes)
     return found
 
@@ -894,19 +955,28 @@ def _key_slices(
         yield term // span, code if vocab is None else vocab[code], chunk % width
 
 
-def _ordered_rows(
-    rows: list[tuple[Any, ...]], order: list[int], string_id: dict[str, int], code_of: dict[str, int], first: int = 1
-) -> Iterator[tuple[Any, ...]]:
-    # row by row: one random access per row (gathering column by column was slower: 15 per row)
-    for uid, i in enumerate(order, first):
-        r = rows[i]
-        subject, field_name = r[6], r[7]
-        yield (
-            uid, r[0], r[1], r[2], r[3], r[4], r[5],
-            None if subject is None else string_id[subject],
-            None if field_name is None else string_id[field_name],
-            r[8], r[9], r[10], r[11], r[12], r[13], code_of[r[14]],
-        )  # fmt: skip
+def _copy_units(db: sqlite3.Connection, row_files: Sequence[Path], acls: list[str]) -> int:
+    """Copy every unit row of ``row_files`` (index/spill.py ``RowFile``, attached as ``rows0``…
+    by :func:`_write`) into ``units``, ids 1.. in evidence-id order, names and ACL labels turned
+    into their ids by SQLite; returns the rows copied.
+
+    Each file's table is keyed by (digest, seq), so ``ORDER BY`` merges the files as they are
+    (no sort); ``strings`` must be filled."""
+    if not row_files:
+        return 0
+    db.execute("CREATE TEMP TABLE acl_position (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID")
+    db.executemany("INSERT INTO temp.acl_position VALUES (?, ?)", [(a, i) for i, a in enumerate(acls)])
+    arms = [
+        "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
+        "u.modality, u.valid_from, u.valid_to, u.extra, a.position "
+        f"FROM rows{i}.s AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
+        "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl"
+        for i in range(len(row_files))
+    ]
+    db.execute(f"INSERT INTO main.units ({ROW_COLUMNS}) {' UNION ALL '.join(arms)} ORDER BY 1")
+    copied: int = db.execute("SELECT count(*) FROM main.units").fetchone()[0]
+    db.execute("DROP TABLE temp.acl_position")
+    return copied
 
 
 def _length_rows(doc_len: npt.NDArray[np.int32]) -> Iterator[tuple[int, bytes]]:

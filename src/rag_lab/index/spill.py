@@ -11,7 +11,9 @@ parks each bucket's postings keys as a sorted run; :func:`merged` merges the run
 
 from __future__ import annotations
 
+import operator
 import os
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +122,87 @@ def whole_terms(
         keys = keys[start:]
     if keys.size:
         yield keys
+
+
+# A worker's unit rows, parked in its own SQLite file (the build's ``_unit_row`` layout, with
+# subject, field and ACL still strings). Batches are appended to ``u`` (a rowid table: appending
+# is cheap, where inserting into a table keyed by a hash touches a random page per row); after
+# its last batch the worker sorts them once into ``s``, keyed by evidence digest, so the parent
+# copies every worker's rows into ``units`` in evidence-id order with one INSERT … SELECT that
+# merges the already ordered files (index/build.py ``_copy_units``): the rows never pass
+# through the parent's Python. Column types and affinities are those of ``units`` (schema.py),
+# so each value is stored there exactly as an ``executemany`` of the same row would store it.
+# ``seq`` (the row's position in ``u``, in path order) breaks ties between equal digests as the
+# parent's stable sort does.
+_ROW_COLUMNS_DDL = """
+    file INTEGER NOT NULL, span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
+    subject TEXT, field TEXT, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL"""
+ROWS_DDL = f"""
+CREATE TABLE u (eid BLOB NOT NULL, {_ROW_COLUMNS_DDL});
+CREATE TABLE s (eid BLOB NOT NULL, seq INTEGER NOT NULL, {_ROW_COLUMNS_DDL}, PRIMARY KEY (eid, seq)) WITHOUT ROWID;
+"""
+_AFTER_EID = (
+    "file, span_start, span_end, line, text, subject, field, value_at, value, modality, valid_from, valid_to, extra, acl"
+)
+ROW_COLUMNS = f"eid, {_AFTER_EID}"
+
+
+_PLAIN_TAIL = (None, 0, None, None, None)  # value, modality, valid_from, valid_to, extra of a field line's row
+_BOUND = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 14)
+
+
+def _plain(row: tuple[Any, ...]) -> bool:
+    return row[9:14] == _PLAIN_TAIL and type(row[10]) is int
+
+
+class RowFile:
+    """Unit rows appended to one SQLite file, committed after each :meth:`put`; :meth:`finish`
+    (after the last) orders them by evidence digest into the table the build copies from.
+    :meth:`create` makes the empty file before the workers are forked, so that the build's
+    connection can attach it before its first transaction. The file is named like the build's
+    temporary index: the next build removes it if this one is killed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    @staticmethod
+    def create(path: Path) -> RowFile:
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode = OFF")
+            db.executescript(ROWS_DDL)
+        finally:
+            db.close()
+        return RowFile(path)
+
+    def put(self, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        if self._db is None:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode = OFF")
+            self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("BEGIN")
+        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 10 values bound per row, not 15
+            self._db.executemany(
+                "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
+            )
+        else:
+            self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self._db.execute("COMMIT")
+
+    def finish(self) -> None:
+        """Order the rows put so far by (digest, position) into ``s`` (one sort, in C)."""
+        if self._db is None:
+            return
+        self._db.execute("BEGIN")
+        self._db.execute(f"INSERT INTO s SELECT eid, rowid, {_AFTER_EID} FROM u ORDER BY eid, rowid")
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -101,6 +101,10 @@ class ParsedQuestion:
     unknown_subject: str | None = None  # the name standing where a subject belongs, not in the corpus
     chain: Chain | None = None  # a field of a field's value (X丈夫的父亲): never answered as the first hop
     question: str = ""
+    #: every verbatim name found in ``found_in`` (:func:`find_matches`), kept so that the
+    #: chain check does not look the names up a second time; not part of the trace
+    found: list[Match] | None = field(default=None, repr=False, compare=False)
+    found_in: str | None = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -393,11 +397,12 @@ def spelled_otherwise(name: str, source: EvidenceSource) -> str | None:
 def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:
     has_key = _Keys(source)
     matches = find_matches(question, source)
+    verbatim = list(matches)
     if not any("subject" in m.kinds for m in matches):  # ＣＰＵ / cpu: names compared folded
         matches = sorted({*matches, *find_folded_matches(question, source)}, key=lambda m: (m.start, m.end))
     selection = select(matches, has_key)
     subjects, fields = _assign_roles(selection, has_key)
-    parsed = ParsedQuestion(matches=selection)
+    parsed = ParsedQuestion(matches=selection, found=verbatim, found_in=question)
     parsed.subjects = _unique([m.name for m in subjects])
     parsed.fields = _unique([m.name for m in fields])
     if not subjects or not fields:
@@ -509,7 +514,8 @@ def _chained(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
     if match is None:
         return parsed
     ends = [m.end for m in parsed.matches if m.name == slot[1] and "field" in m.kinds]
-    spans = [(m.start, m.end, m.name) for m in find_matches(question, source) if "field" in m.kinds]
+    found = parsed.found if parsed.found is not None and parsed.found_in == question else find_matches(question, source)
+    spans = [(m.start, m.end, m.name) for m in found if "field" in m.kinds]
     aliases = [*source.user_aliases(), *field_matching.general_aliases()]
     chain = find_chain(question, slot, match, ends, spans, aliases, source)
     if chain is not None:

@@ -79,6 +79,7 @@ class Method(StrEnum):
     PARTIAL = "partial"
     ALIAS = "alias"
     EMBEDDING = "embedding"
+    SHARED = "shared"
 
 
 @dataclass(frozen=True)
@@ -412,6 +413,8 @@ def match_field(
     named: Sequence[str] = (),
     asked_at: Spans = (),
     relate: Scorer | None = None,
+    shared: bool = False,
+    values: Callable[[str], Sequence[str]] | None = None,
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
@@ -425,6 +428,9 @@ def match_field(
     field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页).
     ``relate``: ``(field name, names) → cosine per name`` between stored name vectors (the
     embedding step's first comparison when ``asked_at`` names a field the subject lacks).
+    ``shared``: whether the last step (:func:`_shared_step`) may run — only for a subject
+    named as a word of its own, as for the embedding step. ``values``: a field's values (the
+    shared step checks them against the kind of answer the question asks).
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -574,12 +580,17 @@ def match_field(
             if by_parts(None, ordinary_spans(joined), joined, shadows_joined) and decided():
                 return decision
 
+    def last_step() -> FieldDecision:
+        if shared and not decided():
+            _shared_step(decision, rest, raw_focus, names, relate, values)
+        return decision
+
     if scorer is None:
         steps.append({"method": str(Method.EMBEDDING), "skipped": scorer_note or "no model"})
-        return decision
+        return last_step()
     if not names or not text:
         steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
-        return decision
+        return last_step()
     # a decoy is another attribute; a field the table lists beside one the subject has
     # (定价 beside 价格 for 多少钱) is another name of it, not a rival
     synonyms = {squash(f) for a in aliases for f in a.fields if any(squash(t) in by_form for t in a.fields)}
@@ -594,7 +605,56 @@ def match_field(
             return decision
     words = content_words(rest)
     _embedding_step(decision, words, names, decoys, scorer, "question")
-    return decision
+    return last_step()
+
+
+SHARED_MIN_NAME = 2  # the named field must have at least this many code points
+
+
+def _shared_step(
+    decision: FieldDecision,
+    rest: str,
+    raw_focus: Spans | None,
+    names: Sequence[str],
+    relate: Scorer | None,
+    values: Callable[[str], Sequence[str]] | None,
+) -> bool:
+    """A field of the corpus the subject lacks is named (外观), and exactly one of the subject's
+    own fields shares a code point with it (外形): that field is asked — when, with stored name
+    vectors, it is also the own field nearest to the named one, and its values have the shape
+    of the answer the question asks (:mod:`rag_lab.retrieval.answer_kind`; a date for
+    ``什么时候``, a number for ``多少``). Two such fields, or a named field of one code point
+    (词, 曲: too short to share a morpheme), decide nothing.
+    """
+    if not raw_focus or not names:
+        return False
+    from rag_lab.retrieval.answer_kind import asked_kind, values_fit
+
+    a, b = max(raw_focus, key=lambda w: (w[1] - w[0], -w[0]))
+    asked = rest[a:b]
+    form = set(squash(asked))
+    step: dict[str, Any] = {"method": str(Method.SHARED), "asked": asked}
+    decision.steps.append(step)
+    if len(squash(asked)) < SHARED_MIN_NAME:
+        step["skipped"] = "the named field is one code point long"
+        return False
+    sharing = [n for n in names if form & set(squash(n))]
+    step["found"] = sharing[:CANDIDATE_LIMIT]
+    if len(sharing) != 1:
+        return False
+    (found,) = sharing
+    if relate is not None and len(names) > 1:
+        nearest = max(zip(relate(asked, names), names, strict=True), key=lambda t: (t[0], t[1]))[1]
+        if nearest != found:
+            step["nearest"] = nearest  # the embedding prefers another own field: no answer
+            return False
+    kind = asked_kind(squash(rest))
+    if values is not None and not values_fit(kind, values(found)):
+        step["kind"] = str(kind)  # 什么时候 asked, and no value of the field is a date
+        return False
+    own = set(squash(found))
+    decision.match = FieldMatch(asked, found, Method.SHARED, len(own & form) / len(own))
+    return True
 
 
 def content_words(rest: str) -> str:

@@ -22,6 +22,7 @@ after removing them (besides spaces and punctuation) is an unsupported attribute
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -623,9 +624,14 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         known = {p for m in parsed.matches if m.name != subject for p in (m.start, m.end)}
         whole = any(is_whole_word(question, m.start, m.end, known) for m in parsed.matches if m.name == subject)
         guess, guess_note = (scorer, note) if whole else (None, "the subject's name is not a word of its own here")
+        # the shared-character step guesses from one character: whatever its length, the subject
+        # may not run on, with no boundary, up to a 的 (东北大学 in 东北大学秦皇岛分校经贸学院的专业)
+        stops = {m.start for m in parsed.matches if m.name != subject}
+        apart = whole and any(possessor_end(question, m.end, stops) is None for m in parsed.matches if m.name == subject)
         decision = field_matching.match_field(
             "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
-            relate=relate if whole else None,
+            relate=relate if whole else None, shared=apart,
+            values=functools.partial(_values_of, source, subject),
         )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
@@ -643,6 +649,11 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         parsed.slots, parsed.problem = [], "ambiguous_field"
         parsed.options = unsure[0][1][: field_matching.CANDIDATE_LIMIT]
     return parsed
+
+
+def _values_of(source: EvidenceSource, subject: str, field_name: str) -> list[str]:
+    """The values of one key (the shared-character step checks their shape)."""
+    return [str(u["value"]) for u in source.units_for_key(subject, field_name)]
 
 
 def _unknown_subject(question: str, parsed: ParsedQuestion) -> str | None:

@@ -129,12 +129,41 @@ def test_value_shapes() -> None:
     assert values_fit(None, ["良玉"]) and values_fit(AnswerKind.NUMBER, []) and not values_fit(AnswerKind.NUMBER, ["良玉"])
 
 
+def _kind(rest: str, fields: list[str], values: dict[str, list[str]]) -> object:
+    return match_field(rest, fields, GENERAL, shared=True, by_kind=True, values=lambda f: values.get(f, []))
+
+
+@pytest.mark.parametrize(
+    ("rest", "value"),
+    [("\ufffc是什么时候被观测到的？", "1862年11月12日"), ("\ufffc一共有几个村", "5个"), ("请问\ufffc活了多少年", "二十三岁")],
+)
+def test_a_subjects_only_field_whose_values_fit_the_asked_kind_is_asked(rest: str, value: str) -> None:
+    d = _kind(rest, ["唯一"], {"唯一": [value]})
+    assert d.match is not None and (d.match.field, d.match.method) == ("唯一", Method.KIND), d.steps  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("rest", "fields", "values", "why"),
+    [
+        ("\ufffc是什么时候被观测到的？", ["唯一"], {"唯一": ["某天文台"]}, "the value is no date"),
+        ("\ufffc是什么时候被观测到的？", ["甲", "乙"], {"甲": ["1862年"], "乙": ["1900年"]}, "two fields"),
+        ("\ufffc是谁发现的", ["唯一"], {"唯一": ["某人"]}, "a person has no shape"),
+        ("\ufffc什么时候去世的", ["出生日期"], {"出生日期": ["1900年"]}, "去世 means a field the subject lacks"),
+        ("\ufffc是什么", ["唯一"], {"唯一": ["1900年"]}, "no kind asked"),
+    ],
+)
+def test_the_kind_alone_never_chooses(rest: str, fields: list[str], values: dict[str, list[str]], why: str) -> None:
+    d = _kind(rest, fields, values)
+    assert d.match is None, (why, d.steps)  # type: ignore[attr-defined]
+
+
 # -- through the whole request ------------------------------------------------------------
 
 CORPUS = {
     "documents/a.md": "主题：某手机\n外形：直板\n重量：一百克\n主题：另一手机\n外观：翻盖\n"
     "主题：老镇\n更名：1990年更名为新镇\n面积：五十平方公里\n主题：旧村\n改名：新村\n"
-    "主题：某公司\n创始人：李雷\n地址：某路\n主题：另一公司\n创立：2001年\n",
+    "主题：某公司\n创始人：李雷\n地址：某路\n主题：另一公司\n创立：2001年\n"
+    "主题：寒神星\n发现：1862年11月12日\n主题：第一次\n上映：1983年\n",
 }
 
 
@@ -150,15 +179,16 @@ def corpus(tmp_path: Path) -> Path:
     [
         ("某手机的外观如何？", "直板", "外形"),
         ("老镇是哪年改名的？", "1990年更名为新镇", "更名"),
+        ("寒神星是什么时候被观测到的？", "1862年11月12日", "发现"),
     ],
 )
 def test_the_documented_shared_rows_are_answered(corpus: Path, question: str, answer: str, field: str) -> None:
     result = query_once(question, corpus)
     assert (result["status"], result["answer"]) == ("answered", answer), result["message"]
-    assert result["field_match"]["method"] == "shared" and result["field_match"]["field"] == field
+    assert result["field_match"]["method"] in ("shared", "kind") and result["field_match"]["field"] == field
 
 
-@pytest.mark.parametrize("question", ["某公司是什么时候创立的？", "新手机的外观如何？", "某手机的颜色是什么？"])
+@pytest.mark.parametrize("question", ["某公司是什么时候创立的？", "新手机的外观如何？", "某手机的颜色是什么？", "寒神星是谁观测到的？", "上原由衣是什么时候第一次登场？"])
 def test_the_documented_shared_refusals(corpus: Path, question: str) -> None:
     result = query_once(question, corpus)
     assert result["status"] not in ("answered", "partial"), result["message"]
@@ -166,7 +196,8 @@ def test_the_documented_shared_refusals(corpus: Path, question: str) -> None:
 
 def test_the_documented_rows_are_in_the_docs() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
-    for q in ("某手机的外观如何？", "老镇是哪年改名的？", "某公司是什么时候创立的？", "新手机的外观如何？"):
+    for q in ("某手机的外观如何？", "老镇是哪年改名的？", "某公司是什么时候创立的？", "新手机的外观如何？",
+              "寒神星是什么时候被观测到的？", "寒神星是谁观测到的？", "上原由衣是什么时候第一次登场？"):
         assert f"| `{q}` |" in text
 
 
@@ -180,7 +211,8 @@ KNOWN = "甲乙丙丁戊"
     absent=st.text(ABSENT, min_size=1, max_size=2),
     short=st.text(KNOWN, min_size=1, max_size=2),
     template=st.sampled_from(
-        ["{x}的外观如何？", "{x}哪年改名的", "你知道{x}擅长什么吗", "{x}的创建时间", "{x}{s}的外观"]
+        ["{x}的外观如何？", "{x}哪年改名的", "你知道{x}擅长什么吗", "{x}的创建时间", "{x}{s}的外观",
+         "{x}是什么时候被观测到的", "{x}是什么时候{s}登场的"]
     ),
 )
 def test_a_question_about_an_absent_subject_is_never_answered_by_a_shared_character(
@@ -191,7 +223,7 @@ def test_a_question_about_an_absent_subject_is_never_answered_by_a_shared_charac
     root = tmp_path_factory.mktemp("absent5")
     fields = (("外形", "直板"), ("更名", "1990年"), ("专长", "唱歌"), ("创建年份", "1348年"))
     body = "".join(f"主题：{s}\n{f}：{v}\n" for s in subjects for f, v in fields)
-    body += "主题：某\n外观：某\n改名：某\n擅长：某\n创建时间：某\n"
+    body += "主题：某\n外观：某\n改名：某\n擅长：某\n创建时间：某\n主题：丁丁星\n发现：1862年\n"
     write_files(root, {"documents/a.md": body})
     build_index(root)
     result = query_once(template.format(x=absent, s=short), root)

@@ -80,6 +80,7 @@ class Method(StrEnum):
     ALIAS = "alias"
     EMBEDDING = "embedding"
     SHARED = "shared"
+    KIND = "kind"
 
 
 @dataclass(frozen=True)
@@ -415,6 +416,7 @@ def match_field(
     relate: Scorer | None = None,
     shared: bool = False,
     values: Callable[[str], Sequence[str]] | None = None,
+    by_kind: bool = False,
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
@@ -430,7 +432,8 @@ def match_field(
     embedding step's first comparison when ``asked_at`` names a field the subject lacks).
     ``shared``: whether the last step (:func:`_shared_step`) may run — only for a subject
     named as a word of its own, as for the embedding step. ``values``: a field's values (the
-    shared step checks them against the kind of answer the question asks).
+    shared step checks them against the kind of answer the question asks). ``by_kind``: whether
+    :func:`_kind_step` may run (the question's only subject, standing first).
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -582,7 +585,10 @@ def match_field(
 
     def last_step() -> FieldDecision:
         if shared and not decided():
-            _shared_step(decision, rest, raw_focus, names, relate, values)
+            if raw_focus:
+                _shared_step(decision, rest, raw_focus, names, relate, values)
+            elif by_kind:
+                _kind_step(decision, rest, names, values)
         return decision
 
     if scorer is None:
@@ -609,6 +615,33 @@ def match_field(
 
 
 SHARED_MIN_NAME = 2  # the named field must have at least this many code points
+
+
+def _kind_step(
+    decision: FieldDecision, rest: str, names: Sequence[str], values: Callable[[str], Sequence[str]] | None
+) -> bool:
+    """A subject with **one** field, a question naming no field at all whose question word asks a
+    date or a number (``X是什么时候建的``, ``X花了多少钱``), and every value of that field has that
+    shape: the field is asked. Never when an alias phrase of the question means a field the
+    subject lacks (``X什么时候去世`` for a subject with only 出生日期: 去世 means 逝世日期), never
+    for a place or a person (no shape), never among two fields.
+    """
+    if len(names) != 1 or values is None or decision.absent:
+        return False
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, value_fits
+
+    kind = asked_kind(squash(rest))
+    step: dict[str, Any] = {"method": str(Method.KIND), "asked": None if kind is None else str(kind)}
+    decision.steps.append(step)
+    if kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        return False
+    (only,) = names
+    found = list(values(only))
+    if not found or not all(value_fits(kind, v) for v in found):
+        step["values_fit"] = False
+        return False
+    decision.match = FieldMatch(str(kind), only, Method.KIND, 1.0)
+    return True
 
 
 def _shared_step(

@@ -632,6 +632,7 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
             "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
             relate=relate if whole else None, shared=apart,
             values=functools.partial(_values_of, source, subject),
+            by_kind=apart and len(parsed.subjects) == 1 and _stands_first(question, parsed.matches, subject),
         )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
@@ -649,6 +650,18 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         parsed.slots, parsed.problem = [], "ambiguous_field"
         parsed.options = unsure[0][1][: field_matching.CANDIDATE_LIMIT]
     return parsed
+
+
+def _stands_first(question: str, matches: list[Match], subject: str) -> bool:
+    """Whether ``subject`` is where a question's subject usually stands: first, after openings
+    (``请问``, ``你知道``) and question phrasing (``什么时候``) only. In ``上原由衣是什么时候第一次登场``
+    the subject 第一次 comes after an unknown name: it is not."""
+    first = min((m.start for m in matches if m.name == subject), default=-1)
+    if first < 0:
+        return False
+    before = strip_lead_ins(question[:first])
+    spans = ordinary_spans(before)
+    return all(any(a <= i < b for a, b in spans) or not before[i].isalnum() for i in range(len(before)))
 
 
 def _values_of(source: EvidenceSource, subject: str, field_name: str) -> list[str]:

@@ -82,6 +82,15 @@ def test_a_field_whose_values_lack_the_asked_kind_is_not_taken() -> None:
     assert d.match is None, d.steps  # type: ignore[attr-defined]
 
 
+def test_a_one_code_point_name_counts_only_where_a_number_or_date_is_asked_and_fits() -> None:
+    d = _shared("\ufffc的宽是多少", ["宽度", "长度"], "宽", {"宽度": ["32米"]})
+    assert d.match is not None and d.match.field == "宽度", d.steps  # type: ignore[attr-defined]
+    d = _shared("\ufffc的宽是多少", ["宽度", "长度"], "宽", {"宽度": ["很宽"]})
+    assert d.match is None, d.steps  # type: ignore[attr-defined]
+    d = _shared("\ufffc的宽是什么", ["宽度", "长度"], "宽", {"宽度": ["32米"]})
+    assert d.match is None, d.steps  # type: ignore[attr-defined]
+
+
 def test_with_name_vectors_the_field_must_also_be_the_nearest_own_field() -> None:
     def prefers(field: str) -> object:
         def relate(name: str, names: Sequence[str]) -> list[float]:

@@ -656,19 +656,22 @@ def _shared_step(
     own fields shares a code point with it (外形): that field is asked — when, with stored name
     vectors, it is also the own field nearest to the named one, and its values have the shape
     of the answer the question asks (:mod:`rag_lab.retrieval.answer_kind`; a date for
-    ``什么时候``, a number for ``多少``). Two such fields, or a named field of one code point
-    (词, 曲: too short to share a morpheme), decide nothing.
+    ``什么时候``, a number for ``多少``). Two such fields decide nothing, nor does a named field of
+    one code point (词, 曲: too short to share a morpheme) unless the question asks a date or a
+    number, whose shape the values then must have (``宽是多少`` → 宽度 holding ``32米``).
     """
     if not raw_focus or not names:
         return False
-    from rag_lab.retrieval.answer_kind import asked_kind, values_fit
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, values_fit
 
     a, b = max(raw_focus, key=lambda w: (w[1] - w[0], -w[0]))
     asked = rest[a:b]
     form = set(squash(asked))
     step: dict[str, Any] = {"method": str(Method.SHARED), "asked": asked}
     decision.steps.append(step)
-    if len(squash(asked)) < SHARED_MIN_NAME:
+    kind = asked_kind(squash(rest))
+    if len(squash(asked)) < SHARED_MIN_NAME and kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        # 宽 in 宽是多少 may name 宽度 — only where a date or number asked can check the values
         step["skipped"] = "the named field is one code point long"
         return False
     sharing = [n for n in names if form & set(squash(n))]
@@ -681,7 +684,6 @@ def _shared_step(
         if nearest != found:
             step["nearest"] = nearest  # the embedding prefers another own field: no answer
             return False
-    kind = asked_kind(squash(rest))
     if values is not None and not values_fit(kind, values(found)):
         step["kind"] = str(kind)  # 什么时候 asked, and no value of the field is a date
         return False

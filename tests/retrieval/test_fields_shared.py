@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.conftest import write_files
 
+from rag_lab import neural
 from rag_lab.data.aliases import general_aliases
 from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
@@ -22,12 +23,18 @@ pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and Postgre
 GENERAL = general_aliases()
 
 
+def _by_shared_characters(name: str, names: Sequence[str]) -> list[float]:
+    """A scripted stand-in for stored name vectors (the model is outside the project): the more
+    characters two names share, the nearer."""
+    return [0.5 + 0.2 * len(set(name) & set(n)) for n in names]
+
+
 def _shared(
     rest: str,
     fields: list[str],
     named: str,
     values: dict[str, list[str]] | None = None,
-    relate: object = None,
+    relate: object = _by_shared_characters,
 ) -> object:
     """``match_field`` as the parse calls it for a subject named as a word, ``named`` a field it lacks."""
     at = rest.find(named)
@@ -91,6 +98,27 @@ def test_a_one_code_point_name_counts_only_where_a_number_or_date_is_asked_and_f
     assert d.match is None, d.steps  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    ("named", "fields", "why"),
+    [
+        ("联系电话", ["负责人电话", "地址"], "one head 电话, other modifiers: two kinds of 电话"),
+        ("所属单位", ["主管单位", "地址"], "one head 单位"),
+        ("用户评分", ["评分", "地址"], "评分 lies inside 用户评分: the partial step's case"),
+        ("出生地点", ["出生地", "性别"], "one name inside the other"),
+    ],
+)
+def test_names_of_two_kinds_of_one_thing_or_inside_one_another_are_not_shared(
+    named: str, fields: list[str], why: str
+) -> None:
+    d = _shared(f"\ufffc的{named}", fields, named)
+    assert d.match is None, (why, d.steps)  # type: ignore[attr-defined]
+
+
+def test_without_name_vectors_a_shared_character_is_no_evidence() -> None:
+    d = _shared("\ufffc的外观如何", ["外形", "重量"], "外观", relate=None)
+    assert d.match is None and "no field vectors" in d.steps[-1]["skipped"], d.steps  # type: ignore[attr-defined]
+
+
 def test_with_name_vectors_the_field_must_also_be_the_nearest_own_field() -> None:
     def prefers(field: str) -> object:
         def relate(name: str, names: Sequence[str]) -> list[float]:
@@ -99,8 +127,16 @@ def test_with_name_vectors_the_field_must_also_be_the_nearest_own_field() -> Non
         return relate
 
     d = _shared("\ufffc的外观", ["外形", "重量"], "外观", relate=prefers("重量"))
-    assert d.match is None and d.steps[-1]["nearest"] == "重量", d.steps  # type: ignore[attr-defined]
+    assert d.match is None and d.steps[-1]["nearest"][0][0] == "重量", d.steps  # type: ignore[attr-defined]
     d = _shared("\ufffc的外观", ["外形", "重量"], "外观", relate=prefers("外形"))
+    assert d.match is not None and d.match.field == "外形"  # type: ignore[attr-defined]
+
+    def close(name: str, names: Sequence[str]) -> list[float]:
+        return [0.9 if n == "外形" else 0.87 for n in names]  # nearest, but by less than EMBED_MARGIN
+
+    d = _shared("\ufffc的外观", ["外形", "重量"], "外观", relate=close)
+    assert d.match is None, d.steps  # type: ignore[attr-defined]
+    d = _shared("\ufffc的外观", ["外形"], "外观", relate=close)  # one field: no next field to lead
     assert d.match is not None and d.match.field == "外形"  # type: ignore[attr-defined]
 
 
@@ -169,8 +205,8 @@ def test_the_kind_alone_never_chooses(rest: str, fields: list[str], values: dict
 # -- through the whole request ------------------------------------------------------------
 
 CORPUS = {
-    "documents/a.md": "主题：某手机\n外形：直板\n重量：一百克\n主题：另一手机\n外观：翻盖\n"
-    "主题：老镇\n更名：1990年更名为新镇\n面积：五十平方公里\n主题：旧村\n改名：新村\n"
+    "documents/a.md": "主题：某手机\n外形：直板\n主题：另一手机\n外观：翻盖\n"
+    "主题：老镇\n更名：1990年更名为新镇\n主题：旧村\n改名：新村\n"
     "主题：某公司\n创始人：李雷\n地址：某路\n主题：另一公司\n创立：2001年\n"
     "主题：寒神星\n发现：1862年11月12日\n主题：第一次\n上映：1983年\n",
 }
@@ -179,7 +215,7 @@ CORPUS = {
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     root = write_files(tmp_path / "c", CORPUS)
-    build_index(root)
+    build_index(root, vectors=neural.available())  # the shared step needs field vectors
     return root
 
 
@@ -193,11 +229,14 @@ def corpus(tmp_path: Path) -> Path:
 )
 def test_the_documented_shared_rows_are_answered(corpus: Path, question: str, answer: str, field: str) -> None:
     result = query_once(question, corpus)
+    if field != "发现" and not neural.available():  # without the extra: no vectors, no shared step
+        assert result["status"] not in ("answered", "partial"), result["message"]
+        return
     assert (result["status"], result["answer"]) == ("answered", answer), result["message"]
     assert result["field_match"]["method"] in ("shared", "kind") and result["field_match"]["field"] == field
 
 
-@pytest.mark.parametrize("question", ["某公司是什么时候创立的？", "新手机的外观如何？", "某手机的颜色是什么？", "寒神星是谁观测到的？", "上原由衣是什么时候第一次登场？"])
+@pytest.mark.parametrize("question", ["某公司是什么时候创立的？", "新手机的外观如何？", "某手机的颜色是什么？", "老镇有多大？", "上原由衣是什么时候第一次登场？"])
 def test_the_documented_shared_refusals(corpus: Path, question: str) -> None:
     result = query_once(question, corpus)
     assert result["status"] not in ("answered", "partial"), result["message"]
@@ -206,7 +245,7 @@ def test_the_documented_shared_refusals(corpus: Path, question: str) -> None:
 def test_the_documented_rows_are_in_the_docs() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
     for q in ("某手机的外观如何？", "老镇是哪年改名的？", "某公司是什么时候创立的？", "新手机的外观如何？",
-              "寒神星是什么时候被观测到的？", "寒神星是谁观测到的？", "上原由衣是什么时候第一次登场？"):
+              "寒神星是什么时候被观测到的？", "上原由衣是什么时候第一次登场？"):
         assert f"| `{q}` |" in text
 
 
@@ -234,6 +273,6 @@ def test_a_question_about_an_absent_subject_is_never_answered_by_a_shared_charac
     body = "".join(f"主题：{s}\n{f}：{v}\n" for s in subjects for f, v in fields)
     body += "主题：某\n外观：某\n改名：某\n擅长：某\n创建时间：某\n主题：丁丁星\n发现：1862年\n"
     write_files(root, {"documents/a.md": body})
-    build_index(root)
+    build_index(root, vectors=neural.available())
     result = query_once(template.format(x=absent, s=short), root)
     assert result["status"] not in ("answered", "partial"), (template, absent, result["message"])

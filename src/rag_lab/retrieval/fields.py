@@ -644,6 +644,14 @@ def _kind_step(
     return True
 
 
+def _common_tail(a: str, b: str) -> str:
+    """The longest common ending of ``a`` and ``b``."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return a[len(a) - n :]
+
+
 def _shared_step(
     decision: FieldDecision,
     rest: str,
@@ -653,12 +661,16 @@ def _shared_step(
     values: Callable[[str], Sequence[str]] | None,
 ) -> bool:
     """A field of the corpus the subject lacks is named (外观), and exactly one of the subject's
-    own fields shares a code point with it (外形): that field is asked — when, with stored name
-    vectors, it is also the own field nearest to the named one, and its values have the shape
-    of the answer the question asks (:mod:`rag_lab.retrieval.answer_kind`; a date for
-    ``什么时候``, a number for ``多少``). Two such fields decide nothing, nor does a named field of
-    one code point (词, 曲: too short to share a morpheme) unless the question asks a date or a
-    number, whose shape the values then must have (``宽是多少`` → 宽度 holding ``32米``).
+    own fields shares a code point with it (外形): that field is asked — only with stored name
+    vectors, when it is also the own field nearest to the named one and, for a subject with
+    several fields, ahead of the next by ``EMBED_MARGIN`` (a shared character alone is no
+    evidence: 电话 shares 电 with 充电功率), neither name lies inside the other (that is the
+    partial step's case: 用户评分 does not give 评分), the two do not end in one head of ≥ 2
+    code points with other modifiers (联系电话 / 负责人电话: two kinds of 电话), and its values have the shape of the
+    answer the question asks (:mod:`rag_lab.retrieval.answer_kind`; a date for ``什么时候``, a
+    number for ``多少``). Two such fields decide nothing, nor does a named field of one code point
+    (词, 曲: too short to share a morpheme) unless the question asks a date or a number, whose
+    shape the values then must have (``宽是多少`` → 宽度 holding ``32米``).
     """
     if not raw_focus or not names:
         return False
@@ -679,10 +691,23 @@ def _shared_step(
     if len(sharing) != 1:
         return False
     (found,) = sharing
-    if relate is not None and len(names) > 1:
-        nearest = max(zip(relate(asked, names), names, strict=True), key=lambda t: (t[0], t[1]))[1]
-        if nearest != found:
-            step["nearest"] = nearest  # the embedding prefers another own field: no answer
+    if len(form) >= SHARED_MIN_NAME and (squash(found) in squash(asked) or squash(asked) in squash(found)):
+        # one name inside the other is the partial step's case: 用户评分 is not 评分, 出生地点 not 出生地
+        step["inside"] = True
+        return False
+    if relate is None:
+        step["skipped"] = "no field vectors: a shared character alone is no evidence (电话 / 充电功率)"
+        return False
+    head = _common_tail(squash(found), squash(asked))
+    if len(head) >= SHARED_MIN_NAME:
+        # 联系电话 / 负责人电话, 所属单位 / 主管单位: one head, other modifiers — two kinds of one thing
+        step["same_head"] = head
+        return False
+    if len(names) > 1:
+        ranked = sorted(zip(relate(asked, names), names, strict=True), key=lambda t: (-t[0], t[1]))
+        if ranked[0][1] != found or ranked[0][0] - ranked[1][0] < EMBED_MARGIN:
+            # the embedding must prefer this field by the margin it needs on its own (EMBED_MARGIN)
+            step["nearest"] = [[n, round(v, 4)] for v, n in ranked[:2]]
             return False
     if values is not None and not values_fit(kind, values(found)):
         step["kind"] = str(kind)  # 什么时候 asked, and no value of the field is a date

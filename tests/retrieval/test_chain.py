@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.conftest import write_files
 
-from rag_lab.index import build_index
+from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval import query_once
 
 pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
@@ -100,3 +100,23 @@ def test_the_documented_chain_rows_are_in_the_docs() -> None:
     for q in ("张三丈夫的父亲是谁", "张三的丈夫多少岁", "张三丈夫的老师是谁", "张三的丈夫是谁", "张三丈夫的名字", "张三的年龄多少岁",
               "赵七的出生地在哪里", "人力资源机构是哪个国家的机构"):
         assert f"| `{q}` |" in text
+
+
+def test_the_chain_check_reuses_the_names_found_once(family: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: the names of a question are looked up once; the chain check reuses them (same result)."""
+    from rag_lab.retrieval import question as qmod
+
+    calls: list[str] = []
+    original = qmod.find_matches
+
+    def counted(question: str, source: object) -> list[qmod.Match]:
+        calls.append(question)
+        return original(question, source)  # type: ignore[arg-type]
+
+    with Index(default_index_path(family)) as index:
+        before = [qmod.parse_text_question(q, index).as_dict() for q in ("张三丈夫的父亲是谁", "张三的丈夫是谁")]
+        monkeypatch.setattr(qmod, "find_matches", counted)
+        after = [qmod.parse_text_question(q, index).as_dict() for q in ("张三丈夫的父亲是谁", "张三的丈夫是谁")]
+    assert after == before
+    assert after[0]["chain"]["second"] == "父亲" and after[1]["slots"] == [["张三", "丈夫"]]
+    assert calls == ["张三丈夫的父亲是谁", "张三的丈夫是谁"]

@@ -79,6 +79,8 @@ class Method(StrEnum):
     PARTIAL = "partial"
     ALIAS = "alias"
     EMBEDDING = "embedding"
+    SHARED = "shared"
+    KIND = "kind"
 
 
 @dataclass(frozen=True)
@@ -412,6 +414,9 @@ def match_field(
     named: Sequence[str] = (),
     asked_at: Spans = (),
     relate: Scorer | None = None,
+    shared: bool = False,
+    values: Callable[[str], Sequence[str]] | None = None,
+    by_kind: bool = False,
 ) -> FieldDecision:
     """Run the contract (module docstring) on ``rest``: the question without the subject's name.
 
@@ -425,6 +430,10 @@ def match_field(
     field found *there* counts (``投资`` → 总投资; ``这个人的额定功率`` is not 个人主页).
     ``relate``: ``(field name, names) → cosine per name`` between stored name vectors (the
     embedding step's first comparison when ``asked_at`` names a field the subject lacks).
+    ``shared``: whether the last step (:func:`_shared_step`) may run — only for a subject
+    named as a word of its own, as for the embedding step. ``values``: a field's values (the
+    shared step checks them against the kind of answer the question asks). ``by_kind``: whether
+    :func:`_kind_step` may run (the question's only subject, standing first).
     """
     decision = FieldDecision()
     steps = decision.steps
@@ -574,12 +583,20 @@ def match_field(
             if by_parts(None, ordinary_spans(joined), joined, shadows_joined) and decided():
                 return decision
 
+    def last_step() -> FieldDecision:
+        if shared and not decided():
+            if raw_focus:
+                _shared_step(decision, rest, raw_focus, names, relate, values)
+            elif by_kind:
+                _kind_step(decision, rest, names, values)
+        return decision
+
     if scorer is None:
         steps.append({"method": str(Method.EMBEDDING), "skipped": scorer_note or "no model"})
-        return decision
+        return last_step()
     if not names or not text:
         steps.append({"method": str(Method.EMBEDDING), "skipped": "no field or no words to compare"})
-        return decision
+        return last_step()
     # a decoy is another attribute; a field the table lists beside one the subject has
     # (定价 beside 价格 for 多少钱) is another name of it, not a rival
     synonyms = {squash(f) for a in aliases for f in a.fields if any(squash(t) in by_form for t in a.fields)}
@@ -594,7 +611,110 @@ def match_field(
             return decision
     words = content_words(rest)
     _embedding_step(decision, words, names, decoys, scorer, "question")
-    return decision
+    return last_step()
+
+
+SHARED_MIN_NAME = 2  # the named field must have at least this many code points
+
+
+def _kind_step(
+    decision: FieldDecision, rest: str, names: Sequence[str], values: Callable[[str], Sequence[str]] | None
+) -> bool:
+    """A subject with **one** field, a question naming no field at all whose question word asks a
+    date or a number (``X是什么时候建的``, ``X花了多少钱``), and every value of that field has that
+    shape: the field is asked. Never when an alias phrase of the question means a field the
+    subject lacks (``X什么时候去世`` for a subject with only 出生日期: 去世 means 逝世日期), never
+    for a place or a person (no shape), never among two fields.
+    """
+    if len(names) != 1 or values is None or decision.absent:
+        return False
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, value_fits
+
+    kind = asked_kind(squash(rest))
+    step: dict[str, Any] = {"method": str(Method.KIND), "asked": None if kind is None else str(kind)}
+    decision.steps.append(step)
+    if kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        return False
+    (only,) = names
+    found = list(values(only))
+    if not found or not all(value_fits(kind, v) for v in found):
+        step["values_fit"] = False
+        return False
+    decision.match = FieldMatch(str(kind), only, Method.KIND, 1.0)
+    return True
+
+
+def _common_tail(a: str, b: str) -> str:
+    """The longest common ending of ``a`` and ``b``."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return a[len(a) - n :]
+
+
+def _shared_step(
+    decision: FieldDecision,
+    rest: str,
+    raw_focus: Spans | None,
+    names: Sequence[str],
+    relate: Scorer | None,
+    values: Callable[[str], Sequence[str]] | None,
+) -> bool:
+    """A field of the corpus the subject lacks is named (外观), and exactly one of the subject's
+    own fields shares a code point with it (外形): that field is asked — only with stored name
+    vectors, when it is also the own field nearest to the named one and, for a subject with
+    several fields, ahead of the next by ``EMBED_MARGIN`` (a shared character alone is no
+    evidence: 电话 shares 电 with 充电功率), neither name lies inside the other (that is the
+    partial step's case: 用户评分 does not give 评分), the two do not end in one head of ≥ 2
+    code points with other modifiers (联系电话 / 负责人电话: two kinds of 电话), and its values have the shape of the
+    answer the question asks (:mod:`rag_lab.retrieval.answer_kind`; a date for ``什么时候``, a
+    number for ``多少``). Two such fields decide nothing, nor does a named field of one code point
+    (词, 曲: too short to share a morpheme) unless the question asks a date or a number, whose
+    shape the values then must have (``宽是多少`` → 宽度 holding ``32米``).
+    """
+    if not raw_focus or not names:
+        return False
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, values_fit
+
+    a, b = max(raw_focus, key=lambda w: (w[1] - w[0], -w[0]))
+    asked = rest[a:b]
+    form = set(squash(asked))
+    step: dict[str, Any] = {"method": str(Method.SHARED), "asked": asked}
+    decision.steps.append(step)
+    kind = asked_kind(squash(rest))
+    if len(squash(asked)) < SHARED_MIN_NAME and kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        # 宽 in 宽是多少 may name 宽度 — only where a date or number asked can check the values
+        step["skipped"] = "the named field is one code point long"
+        return False
+    sharing = [n for n in names if form & set(squash(n))]
+    step["found"] = sharing[:CANDIDATE_LIMIT]
+    if len(sharing) != 1:
+        return False
+    (found,) = sharing
+    if len(form) >= SHARED_MIN_NAME and (squash(found) in squash(asked) or squash(asked) in squash(found)):
+        # one name inside the other is the partial step's case: 用户评分 is not 评分, 出生地点 not 出生地
+        step["inside"] = True
+        return False
+    if relate is None:
+        step["skipped"] = "no field vectors: a shared character alone is no evidence (电话 / 充电功率)"
+        return False
+    head = _common_tail(squash(found), squash(asked))
+    if len(head) >= SHARED_MIN_NAME:
+        # 联系电话 / 负责人电话, 所属单位 / 主管单位: one head, other modifiers — two kinds of one thing
+        step["same_head"] = head
+        return False
+    if len(names) > 1:
+        ranked = sorted(zip(relate(asked, names), names, strict=True), key=lambda t: (-t[0], t[1]))
+        if ranked[0][1] != found or ranked[0][0] - ranked[1][0] < EMBED_MARGIN:
+            # the embedding must prefer this field by the margin it needs on its own (EMBED_MARGIN)
+            step["nearest"] = [[n, round(v, 4)] for v, n in ranked[:2]]
+            return False
+    if values is not None and not values_fit(kind, values(found)):
+        step["kind"] = str(kind)  # 什么时候 asked, and no value of the field is a date
+        return False
+    own = set(squash(found))
+    decision.match = FieldMatch(asked, found, Method.SHARED, len(own & form) / len(own))
+    return True
 
 
 def content_words(rest: str) -> str:

@@ -22,6 +22,7 @@ after removing them (besides spaces and punctuation) is an unsupported attribute
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -101,6 +102,10 @@ class ParsedQuestion:
     unknown_subject: str | None = None  # the name standing where a subject belongs, not in the corpus
     chain: Chain | None = None  # a field of a field's value (X丈夫的父亲): never answered as the first hop
     question: str = ""
+    #: every verbatim name found in ``found_in`` (:func:`find_matches`), kept so that the
+    #: chain check does not look the names up a second time; not part of the trace
+    found: list[Match] | None = field(default=None, repr=False, compare=False)
+    found_in: str | None = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -393,11 +398,12 @@ def spelled_otherwise(name: str, source: EvidenceSource) -> str | None:
 def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:
     has_key = _Keys(source)
     matches = find_matches(question, source)
+    verbatim = list(matches)
     if not any("subject" in m.kinds for m in matches):  # ＣＰＵ / cpu: names compared folded
         matches = sorted({*matches, *find_folded_matches(question, source)}, key=lambda m: (m.start, m.end))
     selection = select(matches, has_key)
     subjects, fields = _assign_roles(selection, has_key)
-    parsed = ParsedQuestion(matches=selection)
+    parsed = ParsedQuestion(matches=selection, found=verbatim, found_in=question)
     parsed.subjects = _unique([m.name for m in subjects])
     parsed.fields = _unique([m.name for m in fields])
     if not subjects or not fields:
@@ -509,7 +515,8 @@ def _chained(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
     if match is None:
         return parsed
     ends = [m.end for m in parsed.matches if m.name == slot[1] and "field" in m.kinds]
-    spans = [(m.start, m.end, m.name) for m in find_matches(question, source) if "field" in m.kinds]
+    found = parsed.found if parsed.found is not None and parsed.found_in == question else find_matches(question, source)
+    spans = [(m.start, m.end, m.name) for m in found if "field" in m.kinds]
     aliases = [*source.user_aliases(), *field_matching.general_aliases()]
     chain = find_chain(question, slot, match, ends, spans, aliases, source)
     if chain is not None:
@@ -617,9 +624,15 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         known = {p for m in parsed.matches if m.name != subject for p in (m.start, m.end)}
         whole = any(is_whole_word(question, m.start, m.end, known) for m in parsed.matches if m.name == subject)
         guess, guess_note = (scorer, note) if whole else (None, "the subject's name is not a word of its own here")
+        # the shared-character step guesses from one character: whatever its length, the subject
+        # may not run on, with no boundary, up to a 的 (东北大学 in 东北大学秦皇岛分校经贸学院的专业)
+        stops = {m.start for m in parsed.matches if m.name != subject}
+        apart = whole and any(possessor_end(question, m.end, stops) is None for m in parsed.matches if m.name == subject)
         decision = field_matching.match_field(
             "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
-            relate=relate if whole else None,
+            relate=relate if whole else None, shared=apart,
+            values=functools.partial(_values_of, source, subject),
+            by_kind=apart and len(parsed.subjects) == 1 and _stands_first(question, parsed.matches, subject),
         )
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
@@ -637,6 +650,23 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         parsed.slots, parsed.problem = [], "ambiguous_field"
         parsed.options = unsure[0][1][: field_matching.CANDIDATE_LIMIT]
     return parsed
+
+
+def _stands_first(question: str, matches: list[Match], subject: str) -> bool:
+    """Whether ``subject`` is where a question's subject usually stands: first, after openings
+    (``请问``, ``你知道``) and question phrasing (``什么时候``) only. In ``上原由衣是什么时候第一次登场``
+    the subject 第一次 comes after an unknown name: it is not."""
+    first = min((m.start for m in matches if m.name == subject), default=-1)
+    if first < 0:
+        return False
+    before = strip_lead_ins(question[:first])
+    spans = ordinary_spans(before)
+    return all(any(a <= i < b for a, b in spans) or not before[i].isalnum() for i in range(len(before)))
+
+
+def _values_of(source: EvidenceSource, subject: str, field_name: str) -> list[str]:
+    """The values of one key (the shared-character step checks their shape)."""
+    return [str(u["value"]) for u in source.units_for_key(subject, field_name)]
 
 
 def _unknown_subject(question: str, parsed: ParsedQuestion) -> str | None:

@@ -58,6 +58,17 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+ABSENT_CHARS = "龘靐齉爩鱻麤灥"
+"""Characters no test corpus uses: subjects written with them are absent from every corpus."""
+
+
+def assert_rows_in_questions_doc(questions: tuple[str, ...]) -> None:
+    """Each question is a row of docs/questions.md (the rows the tests run are the ones documented)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "questions.md").read_text(encoding="utf-8")
+    for q in questions:
+        assert f"| `{q}` |" in text, q
+
+
 @pytest.fixture
 def make_corpus(tmp_path: Path) -> MakeCorpus:
     """``make_corpus({"documents/a.md": "主题：X\\n字段：值\\n"}, name="corpus")`` → the root."""

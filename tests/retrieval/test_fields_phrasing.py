@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_files
+from tests.conftest import ABSENT_CHARS as ABSENT
+from tests.conftest import assert_rows_in_questions_doc, write_files
 
 from rag_lab.data.aliases import general_aliases
 from rag_lab.index import build_index
@@ -132,12 +133,11 @@ def test_the_same_phrasings_about_a_subject_the_corpus_lacks_are_refused(corpus:
 
 
 def test_the_documented_rows_are_in_the_docs() -> None:
-    text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
-    for q in ("我很好奇东区的区长是谁？", "请问黄金舞台的主持人是谁啊？", "三合乡属于哪个市？", "五合乡属于哪个市？"):
-        assert f"| `{q}` |" in text
+    assert_rows_in_questions_doc(
+        ("我很好奇东区的区长是谁？", "请问黄金舞台的主持人是谁啊？", "三合乡属于哪个市？", "五合乡属于哪个市？")
+    )
 
 
-ABSENT = "龘靐齉爩鱻麤灥"
 KNOWN = "甲乙丙丁戊"
 
 

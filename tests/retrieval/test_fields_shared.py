@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_files
+from tests.conftest import ABSENT_CHARS as ABSENT
+from tests.conftest import assert_rows_in_questions_doc, write_files
 
 from rag_lab import neural
 from rag_lab.data.aliases import general_aliases
@@ -243,13 +244,12 @@ def test_the_documented_shared_refusals(corpus: Path, question: str) -> None:
 
 
 def test_the_documented_rows_are_in_the_docs() -> None:
-    text = (Path(__file__).resolve().parents[2] / "docs" / "questions.md").read_text(encoding="utf-8")
-    for q in ("某手机的外观如何？", "老镇是哪年改名的？", "某公司是什么时候创立的？", "新手机的外观如何？",
-              "寒神星是什么时候被观测到的？", "上原由衣是什么时候第一次登场？"):
-        assert f"| `{q}` |" in text
+    assert_rows_in_questions_doc(
+        ("某手机的外观如何？", "老镇是哪年改名的？", "某公司是什么时候创立的？", "新手机的外观如何？",
+         "寒神星是什么时候被观测到的？", "上原由衣是什么时候第一次登场？")
+    )
 
 
-ABSENT = "龘靐齉爩鱻麤灥"
 KNOWN = "甲乙丙丁戊"
 
 

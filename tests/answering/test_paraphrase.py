@@ -159,3 +159,18 @@ def test_an_unhashable_embedder_still_gets_a_paraphrase_test() -> None:
 
     model = Unhashable({"长": 0.99})
     assert support_check("大桥的长度是多少米？", unit("大桥全长约1200米。", "大桥"), paraphrases_for(model)).ok
+
+
+def test_a_full_cache_never_loses_a_vector_it_just_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More pieces than the cache holds (or another thread evicting meanwhile): every asked
+    vector is still returned, in order, and the cache stays within its bound."""
+    import rag_lab.answering.paraphrase as paraphrase
+
+    monkeypatch.setattr(paraphrase, "CACHE_SIZE", 2)
+    stand_in = StandIn({"甲": 0.5, "乙": 0.9})
+    p = Paraphrases(stand_in)
+    vectors = p._vectors(["甲", "乙", "丙", "甲"], query=False)
+    assert vectors.shape == (4, 3)
+    assert vectors[0].tolist() == vectors[3].tolist() == pytest.approx([0.5, np.sqrt(0.75), 0.0])
+    assert vectors[2].tolist() == [0.0, 0.0, 1.0]
+    assert len(p._cache) == 2 and p.embedded == 3

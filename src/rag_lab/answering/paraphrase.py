@@ -24,6 +24,7 @@ not embedded twice in one process.
 from __future__ import annotations
 
 import re
+import threading
 import weakref
 from collections import OrderedDict
 
@@ -69,17 +70,23 @@ class Paraphrases:
         self.embedder = embedder
         self._cache: OrderedDict[tuple[bool, str], npt.NDArray[np.float32]] = OrderedDict()
         self.embedded = 0  # texts embedded so far (benchmarks report the cost)
+        self._lock = threading.Lock()
 
     def _vectors(self, texts: list[str], query: bool) -> npt.NDArray[np.float32]:
-        need = [t for t in dict.fromkeys(texts) if (query, t) not in self._cache]
+        # The vectors are taken from the cache into ``got`` under the lock, so another thread's
+        # eviction between the lookup and the stack cannot lose one (a server asks in threads).
+        with self._lock:
+            got = {t: self._cache[(query, t)] for t in texts if (query, t) in self._cache}
+        need = [t for t in dict.fromkeys(texts) if t not in got]
         if need:
             made = self.embedder.queries(need) if query else self.embedder.passages(need)
-            self.embedded += len(need)
-            for text, vector in zip(need, made, strict=True):
-                self._cache[(query, text)] = np.asarray(vector, dtype=np.float32)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return np.stack([self._cache[(query, t)] for t in texts])
+            with self._lock:
+                self.embedded += len(need)
+                for text, vector in zip(need, made, strict=True):
+                    got[text] = self._cache[(query, text)] = np.asarray(vector, dtype=np.float32)
+                while len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return np.stack([got[t] for t in texts])
 
     def said_as(self, piece: str, text: str) -> tuple[str, float] | None:
         """The candidate of ``text`` that says ``piece`` (``candidates``) with its similarity, when

@@ -1,5 +1,5 @@
-"""Checks of the benchmark scripts themselves (not collected by the suite: run
-``python -m pytest -q -p no:cacheprovider benchmarks/test_benchmarks.py``)."""
+"""Checks of the benchmark scripts themselves (collected by the suite: ``testpaths`` in
+``pyproject.toml`` holds ``benchmarks``, so a broken benchmark script fails CI)."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ NO_DATE_PHRASES = ("未注明生效日期", "no effective date")
 #: Metadata words that name a unit's header fields (checked through the dates they introduce).
 FRAME_WORDS = ("生效日期", "失效日期")
 NEGATIONS_ZH = ("不", "没", "無", "无", "未", "非", "别", "勿", "否", "莫", "禁")
+_NEGATION_ZH = re.compile("|".join(map(re.escape, NEGATIONS_ZH)))  # each one character: where they are
 NEGATIONS_EN = frozenset({"not", "no", "never", "none", "cannot", "without", "n't"})
 RECOMMEND = ("建议", "请", "应当", "应该", "需要", "必须", "务必", "should", "recommend", "please", "must")
 EN_FRAME = frozenset(
@@ -118,14 +119,16 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
             found.append(Fact("negation", word))
         elif word not in EN_FRAME and len(word) > 1:
             found.append(Fact("latin", word))
-    for k, ch in enumerate(text):
-        if ch in NEGATIONS_ZH and not taken[k]:
-            found.append(Fact("negation", ch))
+    for negation in _NEGATION_ZH.finditer(text):
+        if not taken[negation.start()]:
+            found.append(Fact("negation", negation.group()))
     return found
 
 
+@functools.lru_cache(maxsize=1024)
 def bigrams(stuff: str) -> frozenset[str]:
-    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C)."""
+    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C; a pure function
+    of the text, prepared once per distinct unit material rather than once per request)."""
     return frozenset(map(str.__add__, stuff, stuff[1:]))
 
 
@@ -197,10 +200,11 @@ def dropped_negations(claim: str, unit: Unit) -> list[str]:
     """A negated phrase of the unit (``不开放``) whose words the claim repeats without the negation."""
     text, value = normalize(claim), normalize(str(unit.get("value") or unit.get("text") or ""))
     out = []
-    for k, ch in enumerate(value):
+    for negation in _NEGATION_ZH.finditer(value):
+        k = negation.start()
         words = value[k + 1 : k + 3]
-        if ch in NEGATIONS_ZH and len(words) == 2 and words in text and ch + words not in text:
-            out.append(f"negation '{ch + words}' dropped")
+        if len(words) == 2 and words in text and value[k] + words not in text:
+            out.append(f"negation '{value[k] + words}' dropped")
     return out
 
 

@@ -211,9 +211,10 @@ def read_whole(path: str) -> bytes:
 
 
 def _plain_parts(source: str) -> list[str] | None:
-    """``source``'s parts when it is plain (no colon, no leading, doubled or trailing ``/``, no
-    ``.`` part): then they are ``PurePosixPath(source).parts`` and it has no drive; else None."""
-    if ":" in source:
+    """``source``'s parts when it is plain (no colon or backslash, no leading, doubled or
+    trailing ``/``, no ``.`` part): then they are ``PurePosixPath(source).parts`` and it has no
+    drive; else None."""
+    if ":" in source or "\\" in source:  # a drive, or a Windows separator
         return None
     parts = source.split("/")
     if "" in parts or "." in parts:

@@ -28,7 +28,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rag_lab.generation import GenerationRequest
 from rag_lab.generation.parse import split_sentences
@@ -168,19 +168,33 @@ def _novelty_text(claim: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, st
     return text, cjk, probes
 
 
+class Prepared(NamedTuple):
+    """What every cell of one unit reads of it, computed once per unit rather than per claim."""
+
+    stuff: str  # material(unit)
+    grams: frozenset[str]  # bigrams(stuff)
+    names: tuple[str, ...]  # the unit's own subject, field and value, normalized (novelty)
+    negatable: str  # its value (or text), normalized (dropped_negations)
+
+
+def prepare(unit: Unit) -> Prepared:
+    stuff = material(unit)
+    names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
+    return Prepared(stuff, bigrams(stuff), names, _negatable(unit))
+
+
 def supports(
     claim: str,
     facts: list[Fact],
     unit: Unit,
     reserved: frozenset[str],
-    stuff: str | None = None,
-    grams: frozenset[str] | None = None,
+    prepared: Prepared | None = None,
 ) -> tuple[bool, list[str]]:
-    """``(M_ij, what is missing)`` for one claim and one unit (``stuff``/``grams``: its
-    :func:`material` and that text's :func:`bigrams`, when already computed)."""
+    """``(M_ij, what is missing)`` for one claim and one unit (``prepared``: :func:`prepare` of
+    the unit, when already computed)."""
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
-    stuff = material(unit) if stuff is None else stuff
+    stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
     missing = []
     for fact in facts:
         if fact.kind == "no_date":
@@ -188,8 +202,7 @@ def supports(
                 missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
         elif fact.text not in stuff:
             missing.append(f"{fact.kind} '{fact.text}'")
-    missing.extend(dropped_negations(claim, unit))
-    names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
+    missing.extend(_dropped(normalize(claim), negatable))
     share = novelty(claim, stuff, names, grams)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
@@ -198,7 +211,14 @@ def supports(
 
 def dropped_negations(claim: str, unit: Unit) -> list[str]:
     """A negated phrase of the unit (``不开放``) whose words the claim repeats without the negation."""
-    text, value = normalize(claim), normalize(str(unit.get("value") or unit.get("text") or ""))
+    return _dropped(normalize(claim), _negatable(unit))
+
+
+def _negatable(unit: Unit) -> str:
+    return normalize(str(unit.get("value") or unit.get("text") or ""))
+
+
+def _dropped(text: str, value: str) -> list[str]:
     out = []
     for negation in _NEGATION_ZH.finditer(value):
         k = negation.start()
@@ -315,7 +335,7 @@ def check_claims(
     vocabulary = _vocabulary(request)
     keys = key_values(request)
     protected = [str(e.unit.get("value") or "") for e in request.evidence]
-    materials = {e.ref: (m, bigrams(m)) for e in request.evidence for m in [material(e.unit)]}
+    materials = {e.ref: prepare(e.unit) for e in request.evidence}
     checked: list[CheckedClaim] = []
     events: list[dict[str, Any]] = []
     for number, draft in enumerate(drafted):
@@ -352,14 +372,14 @@ def _check(
     by_ref: dict[str, Any],
     vocabulary: list[str],
     keys: dict[int, list[tuple[str, list[str]]]],
-    materials: dict[str, tuple[str, frozenset[str]]],
+    materials: dict[str, Prepared],
 ) -> CheckedClaim:
     facts = facts_of(sentence, vocabulary)
     row: dict[str, bool] = {}
     why: dict[str, list[str]] = {}
     for ref in request.evidence:
         row[ref.ref], why[ref.ref] = supports(
-            sentence, facts, ref.unit, request.reserved_fields, *materials[ref.ref]
+            sentence, facts, ref.unit, request.reserved_fields, materials[ref.ref]
         )
     by_cited = [r for r in valid if row[r]]
     stated: list[int] = []

@@ -81,10 +81,19 @@ def _unique(ids: npt.NDArray[Any], ascending: bool) -> tuple[npt.NDArray[Any], n
 
 def _top(ids: Ids, scores: Scores, k: int) -> npt.NDArray[np.intp]:
     """Positions of the ``k`` best units by (score descending, id ascending): the same as
-    ``np.lexsort((ids, -scores))[:k]``, sorting only the units that score at least the k-th best."""
-    if ids.size > 4 * k:
-        kth = np.partition(scores, ids.size - k)[ids.size - k]  # the k-th largest score
-        near = np.flatnonzero(scores >= kth)
+    ``np.lexsort((ids, -scores))[:k]``, sorting only the units that score at least the k-th best.
+
+    The k-th best is found among the units scoring at least the least of k chunk maxima (k
+    units reach that floor, so it is at most the k-th best score): a partition of all scores
+    took 40–90 µs at 100k documents, most of them tied (a handful of distinct BM25 sums)."""
+    n = ids.size
+    if n > 4 * k:
+        floor = np.maximum.reduceat(scores, np.arange(k) * (n // k)).min()
+        near = np.flatnonzero(scores >= floor)
+        if near.size > 4 * k:
+            held = scores[near]
+            kth = np.partition(held, near.size - k)[near.size - k]  # the k-th largest score
+            near = near[held >= kth]
         return near[np.lexsort((ids[near], -scores[near]))[:k]]
     return np.lexsort((ids, -scores))[:k]
 

@@ -76,7 +76,7 @@ def _unique(ids: npt.NDArray[Any], ascending: bool) -> tuple[npt.NDArray[Any], n
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     inverse = np.empty(ids.size, np.intp)
     inverse[order] = np.cumsum(first) - 1
-    return ordered[first], inverse
+    return ordered.compress(first), inverse  # = ordered[first], without the boolean-index path
 
 
 def _top(ids: Ids, scores: Scores, k: int) -> npt.NDArray[np.intp]:

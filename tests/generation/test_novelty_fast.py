@@ -58,3 +58,42 @@ def test_novelty_counts_as_the_plain_loop(claim: str, stuff: str, names: list[st
 @given(st.text(max_size=30))
 def test_bigrams_are_the_two_character_slices(stuff: str) -> None:
     assert bigrams(stuff) == frozenset(stuff[k : k + 2] for k in range(len(stuff) - 1))
+
+
+NEGATION_CHARS = "不没無无未非开放禁止周一ab 。"
+
+
+def plain_dropped_negations(claim: str, value: str) -> list[str]:
+    """``dropped_negations`` as every character of the value was tested in turn."""
+    from rag_lab.generation.verify import NEGATIONS_ZH
+
+    text, value = normalize(claim), normalize(value)
+    out = []
+    for k, ch in enumerate(value):
+        words = value[k + 1 : k + 3]
+        if ch in NEGATIONS_ZH and len(words) == 2 and words in text and ch + words not in text:
+            out.append(f"negation '{ch + words}' dropped")
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=NEGATION_CHARS, max_size=12), st.text(alphabet=NEGATION_CHARS, min_size=1, max_size=12))
+def test_negations_are_found_as_the_character_loop_finds_them(claim: str, value: str) -> None:
+    from rag_lab.generation.verify import NEGATIONS_ZH, Fact, dropped_negations, facts_of
+
+    assert dropped_negations(claim, {"value": value}) == plain_dropped_negations(claim, value)
+    vocabulary = sorted({value[:2], value[1:4]} - {""}, key=lambda w: (-len(w), w))
+    facts = facts_of(claim, [normalize(v) for v in vocabulary])
+    names = [f for f in facts if f.kind == "name"]
+    text = normalize(claim)
+    for phrase in NO_DATE_PHRASES:
+        text = text.replace(phrase, " ")
+    taken = [False] * len(text)
+    for name in (f.text for f in names):
+        start = text.find(name)
+        while start >= 0:
+            if not any(taken[start : start + len(name)]):
+                taken[start : start + len(name)] = [True] * len(name)
+            start = text.find(name, start + 1)
+    want = [Fact("negation", ch) for k, ch in enumerate(text) if ch in NEGATIONS_ZH and not taken[k]]
+    assert [f for f in facts if f.kind == "negation" and f.text in NEGATIONS_ZH] == want

@@ -61,7 +61,11 @@ class Counting:
             data = read_bytes(self_path)
             return Data(data) if data == counter.data else data
 
+        def read_whole_counted(path: str) -> bytes:
+            return read_bytes_counted(Path(path))
+
         monkeypatch.setattr(Path, "read_bytes", read_bytes_counted)
+        monkeypatch.setattr(verify_module, "read_whole", read_whole_counted)  # the reader's own reads
         monkeypatch.setattr(corpus_module.hashlib, "sha256", Sha)
 
 

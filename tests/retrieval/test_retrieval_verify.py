@@ -283,3 +283,19 @@ def test_the_path_check_resolves_like_the_whole_path(tmp_path: Path) -> None:
             assert (target, problem) == (want, None), source
         else:
             assert target is None and problem is not None and "outside ROOT" in problem, source
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab./:C\\é", max_size=12))
+def test_plain_sources_split_as_the_path_classes_parse_them(source: str) -> None:
+    """The string fast path of the path check decides only what PurePosixPath and
+    PureWindowsPath would decide the same way: relative, no drive, the same parts."""
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    from rag_lab.retrieval.verify import _plain_parts
+
+    parts = _plain_parts(source)
+    if parts is not None:
+        posix = PurePosixPath(source)
+        assert parts == list(posix.parts)
+        assert not posix.is_absolute() and not PureWindowsPath(source).drive

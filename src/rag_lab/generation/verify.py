@@ -28,7 +28,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rag_lab.generation import GenerationRequest
 from rag_lab.generation.parse import split_sentences
@@ -47,6 +47,7 @@ NO_DATE_PHRASES = ("未注明生效日期", "no effective date")
 #: Metadata words that name a unit's header fields (checked through the dates they introduce).
 FRAME_WORDS = ("生效日期", "失效日期")
 NEGATIONS_ZH = ("不", "没", "無", "无", "未", "非", "别", "勿", "否", "莫", "禁")
+_NEGATION_ZH = re.compile("|".join(map(re.escape, NEGATIONS_ZH)))  # each one character: where they are
 NEGATIONS_EN = frozenset({"not", "no", "never", "none", "cannot", "without", "n't"})
 RECOMMEND = ("建议", "请", "应当", "应该", "需要", "必须", "务必", "should", "recommend", "please", "must")
 EN_FRAME = frozenset(
@@ -118,14 +119,16 @@ def facts_of(claim: str, vocabulary: list[str]) -> list[Fact]:
             found.append(Fact("negation", word))
         elif word not in EN_FRAME and len(word) > 1:
             found.append(Fact("latin", word))
-    for k, ch in enumerate(text):
-        if ch in NEGATIONS_ZH and not taken[k]:
-            found.append(Fact("negation", ch))
+    for negation in _NEGATION_ZH.finditer(text):
+        if not taken[negation.start()]:
+            found.append(Fact("negation", negation.group()))
     return found
 
 
+@functools.lru_cache(maxsize=1024)
 def bigrams(stuff: str) -> frozenset[str]:
-    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C)."""
+    """Every two-character run of ``stuff`` (``stuff[k : k + 2]``, joined in C; a pure function
+    of the text, prepared once per distinct unit material rather than once per request)."""
     return frozenset(map(str.__add__, stuff, stuff[1:]))
 
 
@@ -165,19 +168,33 @@ def _novelty_text(claim: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, st
     return text, cjk, probes
 
 
+class Prepared(NamedTuple):
+    """What every cell of one unit reads of it, computed once per unit rather than per claim."""
+
+    stuff: str  # material(unit)
+    grams: frozenset[str]  # bigrams(stuff)
+    names: tuple[str, ...]  # the unit's own subject, field and value, normalized (novelty)
+    negatable: str  # its value (or text), normalized (dropped_negations)
+
+
+def prepare(unit: Unit) -> Prepared:
+    stuff = material(unit)
+    names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
+    return Prepared(stuff, bigrams(stuff), names, _negatable(unit))
+
+
 def supports(
     claim: str,
     facts: list[Fact],
     unit: Unit,
     reserved: frozenset[str],
-    stuff: str | None = None,
-    grams: frozenset[str] | None = None,
+    prepared: Prepared | None = None,
 ) -> tuple[bool, list[str]]:
-    """``(M_ij, what is missing)`` for one claim and one unit (``stuff``/``grams``: its
-    :func:`material` and that text's :func:`bigrams`, when already computed)."""
+    """``(M_ij, what is missing)`` for one claim and one unit (``prepared``: :func:`prepare` of
+    the unit, when already computed)."""
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
-    stuff = material(unit) if stuff is None else stuff
+    stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
     missing = []
     for fact in facts:
         if fact.kind == "no_date":
@@ -185,8 +202,7 @@ def supports(
                 missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
         elif fact.text not in stuff:
             missing.append(f"{fact.kind} '{fact.text}'")
-    missing.extend(dropped_negations(claim, unit))
-    names = tuple(normalize(_strip_end(str(unit[k]))) for k in ("subject", "field", "value") if unit.get(k))
+    missing.extend(_dropped(normalize(claim), negatable))
     share = novelty(claim, stuff, names, grams)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
@@ -195,12 +211,20 @@ def supports(
 
 def dropped_negations(claim: str, unit: Unit) -> list[str]:
     """A negated phrase of the unit (``不开放``) whose words the claim repeats without the negation."""
-    text, value = normalize(claim), normalize(str(unit.get("value") or unit.get("text") or ""))
+    return _dropped(normalize(claim), _negatable(unit))
+
+
+def _negatable(unit: Unit) -> str:
+    return normalize(str(unit.get("value") or unit.get("text") or ""))
+
+
+def _dropped(text: str, value: str) -> list[str]:
     out = []
-    for k, ch in enumerate(value):
+    for negation in _NEGATION_ZH.finditer(value):
+        k = negation.start()
         words = value[k + 1 : k + 3]
-        if ch in NEGATIONS_ZH and len(words) == 2 and words in text and ch + words not in text:
-            out.append(f"negation '{ch + words}' dropped")
+        if len(words) == 2 and words in text and value[k] + words not in text:
+            out.append(f"negation '{value[k] + words}' dropped")
     return out
 
 
@@ -311,7 +335,7 @@ def check_claims(
     vocabulary = _vocabulary(request)
     keys = key_values(request)
     protected = [str(e.unit.get("value") or "") for e in request.evidence]
-    materials = {e.ref: (m, bigrams(m)) for e in request.evidence for m in [material(e.unit)]}
+    materials = {e.ref: prepare(e.unit) for e in request.evidence}
     checked: list[CheckedClaim] = []
     events: list[dict[str, Any]] = []
     for number, draft in enumerate(drafted):
@@ -348,14 +372,14 @@ def _check(
     by_ref: dict[str, Any],
     vocabulary: list[str],
     keys: dict[int, list[tuple[str, list[str]]]],
-    materials: dict[str, tuple[str, frozenset[str]]],
+    materials: dict[str, Prepared],
 ) -> CheckedClaim:
     facts = facts_of(sentence, vocabulary)
     row: dict[str, bool] = {}
     why: dict[str, list[str]] = {}
     for ref in request.evidence:
         row[ref.ref], why[ref.ref] = supports(
-            sentence, facts, ref.unit, request.reserved_fields, *materials[ref.ref]
+            sentence, facts, ref.unit, request.reserved_fields, materials[ref.ref]
         )
     by_cited = [r for r in valid if row[r]]
     stated: list[int] = []

@@ -124,6 +124,7 @@ class Index:
         self._fields: dict[str, list[str]] = {}
         self._folded: dict[str, set[tuple[str, str]]] = {}  # folded text → its (name, kind) pairs
         self._warned: dict[tuple[Any, ...], list[tuple[str, int, str, str]]] = {}
+        self._any_warned_line: bool | None = None  # does this version hold a warned line at all?
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -478,6 +479,10 @@ class Index:
         may see: a broken subject line naming it, or a would-be field line of it in a file that
         holds a visible unit of one of ``subjects``. By path and line, at most ``limit`` per
         chunk of names (notes on refusals, rag_lab.retrieval.notes)."""
+        if self._any_warned_line is None:  # once per open version: most corpora warn about nothing
+            self._any_warned_line = bool(self._query("SELECT 1 FROM warning_lines LIMIT 1"))
+        if not self._any_warned_line:
+            return []
         wanted, about = sorted(set(names)), sorted(set(subjects))
         memo = self._remembered(self._warned)
         asked = (tuple(wanted), tuple(about), limit)

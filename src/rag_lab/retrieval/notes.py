@@ -10,6 +10,7 @@ Only files the caller may see are looked at.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from rag_lab.index.backend import Store
@@ -19,8 +20,9 @@ MAX_NOTES = 5
 MAX_NAME_CHARS = 64  # as rag_lab.data.documents.warned_name
 
 
-def _substrings(text: str) -> set[str]:
-    return {text[i:j] for i in range(len(text)) for j in range(i + 1, min(i + MAX_NAME_CHARS, len(text)) + 1)}
+def _substrings(text: str) -> Iterator[str]:
+    """Every substring of ``text`` up to MAX_NAME_CHARS long (made only if the index has warned lines)."""
+    return (text[i:j] for i in range(len(text)) for j in range(i + 1, min(i + MAX_NAME_CHARS, len(text)) + 1))
 
 
 def warned_line_notes(question: str, parsed: ParsedQuestion, index: Store) -> list[dict[str, Any]]:

@@ -76,28 +76,39 @@ def _unique(ids: npt.NDArray[Any], ascending: bool) -> tuple[npt.NDArray[Any], n
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     inverse = np.empty(ids.size, np.intp)
     inverse[order] = np.cumsum(first) - 1
-    return ordered[first], inverse
+    return ordered.compress(first), inverse  # = ordered[first], without the boolean-index path
 
 
 def _top(ids: Ids, scores: Scores, k: int) -> npt.NDArray[np.intp]:
     """Positions of the ``k`` best units by (score descending, id ascending): the same as
-    ``np.lexsort((ids, -scores))[:k]``, sorting only the units that score at least the k-th best."""
-    if ids.size > 4 * k:
-        kth = np.partition(scores, ids.size - k)[ids.size - k]  # the k-th largest score
-        near = np.flatnonzero(scores >= kth)
+    ``np.lexsort((ids, -scores))[:k]``, sorting only the units that score at least the k-th best.
+
+    The k-th best is found among the units scoring at least the least of k chunk maxima (k
+    units reach that floor, so it is at most the k-th best score): a partition of all scores
+    took 40–90 µs at 100k documents, most of them tied (a handful of distinct BM25 sums)."""
+    n = ids.size
+    if n > 4 * k:
+        floor = np.maximum.reduceat(scores, np.arange(k) * (n // k)).min()
+        near = np.flatnonzero(scores >= floor)
+        if near.size > 4 * k:
+            held = scores[near]
+            kth = np.partition(held, near.size - k)[near.size - k]  # the k-th largest score
+            near = near[held >= kth]
         return near[np.lexsort((ids[near], -scores[near]))[:k]]
     return np.lexsort((ids, -scores))[:k]
 
 
-def _sorted_union(a: Ids, b: Ids) -> Ids:
-    """``np.union1d`` by sorting: numpy 2.4's hash-based unique is ~10x slower here (4 ms for
-    8,000 ids, most of a request; benchmarks/README.md, issue 18)."""
-    both = np.concatenate([a, b])
-    both.sort()
-    keep = np.ones(both.size, dtype=bool)
-    keep[1:] = both[1:] != both[:-1]
-    merged: Ids = both[keep]
-    return merged
+def _with_lifted(ids: Ids, scores: Scores, lifted: Ids) -> tuple[Ids, Scores]:
+    """``np.union1d(ids, lifted)`` and the scores on it (0.0 for a lifted unit BM25 did not
+    score): the few lifted units not in ``ids`` are inserted at their places, rather than all
+    ids sorted again and looked up (≈ 0.2 ms for 6,000 candidates at 10,000 documents)."""
+    at = np.searchsorted(ids, lifted)
+    known = at < ids.size
+    known[known] = ids[at[known]] == lifted[known]
+    fresh = ~known
+    merged: Ids = np.insert(ids, at[fresh], lifted[fresh])
+    merged_scores: Scores = np.insert(scores, at[fresh], 0.0)
+    return merged, merged_scores
 
 
 def key_tiers(slots: list[tuple[str, str]], index: Store, ids: Ids, scores: Scores) -> dict[int, int]:
@@ -148,13 +159,8 @@ def rank(
         tiers = key_tiers(slots, index, ids, scores)
     if tiers:
         lifted = np.asarray(sorted(tiers), np.int64)
-        merged = _sorted_union(ids, lifted)
-        merged_scores = np.zeros(merged.size)
-        merged_scores[np.searchsorted(merged, ids)] = scores
-        merged_scores[np.searchsorted(merged, lifted)] += ceiling * np.asarray(
-            [tiers[int(i)] for i in lifted], np.float64
-        )
-        ids, scores = merged, merged_scores
+        ids, scores = _with_lifted(ids, scores, lifted)
+        scores[np.searchsorted(ids, lifted)] += ceiling * np.asarray([tiers[int(i)] for i in lifted], np.float64)
     info: dict[str, Any] = {"named_keys_first": named_keys_first, "lift": ceiling, "lifted_units": len(tiers)}
     if ids.size == 0:
         return [], info

@@ -8,8 +8,10 @@ units are verified many times is read, hashed and decoded once.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -46,54 +48,72 @@ class Verification:
 
 
 class SourceReader:
-    """Reads corpus files for one request, with the path rules enforced."""
+    """Reads corpus files for one request, with the path rules enforced.
+
+    Paths are kept as strings: a source of plain parts (``documents/000/000001.md``: no empty
+    or ``.`` part, no colon) is checked by splitting it, which is what ``PurePosixPath`` and
+    ``PureWindowsPath`` would decide for it; any other source takes those classes."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        self.real_root = self.root.resolve()
-        self._real_root_text = str(self.real_root)
+        self._real_root_text = _real_path(os.fspath(root))
         self._cache: dict[str, tuple[bytes | None, str | None]] = {}
         self._digests: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
-        self._resolved: dict[str, tuple[Path | None, str | None]] = {}
+        self._resolved: dict[str, tuple[str | None, str | None]] = {}
+
+    @property
+    def real_root(self) -> Path:
+        """ROOT with every symlink resolved (``Path.resolve``), once per reader."""
+        return Path(self._real_root_text)
 
     def resolve(self, source: object) -> tuple[Path | None, str | None]:
         """The file a unit's ``source`` names, or why it may not be read (decided once per
         reader: the bytes checked are the ones :meth:`read` took through that decision)."""
-        if isinstance(source, str) and source in self._resolved:
-            return self._resolved[source]
-        found = self._resolve(source)
-        if isinstance(source, str):
-            self._resolved[source] = found
-        return found
+        target, problem = self.locate(source)
+        return (None if target is None else Path(target)), problem
 
-    def _resolve(self, source: object) -> tuple[Path | None, str | None]:
+    def locate(self, source: object) -> tuple[str | None, str | None]:
+        """:meth:`resolve` as a path string."""
+        if isinstance(source, str):
+            found = self._resolved.get(source)
+            if found is None:
+                found = self._resolved[source] = self._resolve(source)
+            return found
+        return self._resolve(source)
+
+    def _resolve(self, source: object) -> tuple[str | None, str | None]:
         if not isinstance(source, str) or not source:
             return None, "source path is missing or not a string"
         if "\0" in source or "\\" in source:
             return None, f"source path {source!r} holds a NUL or a backslash"
-        posix = PurePosixPath(source)
-        if posix.is_absolute() or PureWindowsPath(source).drive:
-            return None, f"source path {source!r} is absolute; it must be relative to ROOT"
-        if ".." in posix.parts:
+        plain = _plain_parts(source)
+        if plain is None:  # anything unusual: the path classes decide, as they always did
+            posix = PurePosixPath(source)
+            if posix.is_absolute() or PureWindowsPath(source).drive:
+                return None, f"source path {source!r} is absolute; it must be relative to ROOT"
+        parts: Sequence[str] = posix.parts if plain is None else plain
+        if ".." in parts:
             return None, f"source path {source!r} climbs out with '..'"
-        target = self._inside(posix.parts)
-        if target is None:
-            target = (self.root / posix).resolve()
+        target = self._inside(parts)
+        if target is not None:  # the resolved ROOT joined with parts: inside it by construction
+            return target, None
+        resolved = self.root.joinpath(*parts).resolve()
         try:
-            target.relative_to(self.real_root)
+            resolved.relative_to(self.real_root)
         except ValueError:
             return None, f"source path {source!r} resolves outside ROOT (symlink escape)"
-        return target, None
+        return str(resolved), None
 
-    def _inside(self, parts: tuple[str, ...]) -> Path | None:
+    def _inside(self, parts: Sequence[str]) -> str | None:
         """``(ROOT / parts).resolve()`` without resolving ROOT again: when no part below the
         resolved ROOT is a symlink (one ``lstat`` per part, as ``realpath`` does; ``..`` is
         refused before), the real path is the resolved ROOT joined with the parts. None at a
         symlink: the caller resolves the whole path."""
         if os.sep != "/":  # pragma: no cover - the joins below are POSIX paths
             return None
-        current = self._real_root_text
+        base = self._real_root_text
+        current = base
         for part in parts:
             current = current + "/" + part if current != "/" else "/" + part
             try:
@@ -102,19 +122,23 @@ class SourceReader:
                 break
             if stat.S_ISLNK(mode):
                 return None
-        return Path(self._real_root_text, *parts)
+        if not parts:
+            return base
+        return (base if base != "/" else "") + "/" + "/".join(parts)
 
     def read(self, source: str) -> tuple[bytes | None, str | None]:
-        if source not in self._cache:
-            target, problem = self.resolve(source)
+        found = self._cache.get(source)
+        if found is None:
+            target, problem = self.locate(source)
             if target is None:
-                self._cache[source] = (None, problem)
+                found = (None, problem)
             else:
                 try:
-                    self._cache[source] = (target.read_bytes(), None)
+                    found = (read_whole(target), None)
                 except OSError as exc:
-                    self._cache[source] = (None, f"cannot read {source!r}: {exc.strerror}")
-        return self._cache[source]
+                    found = (None, f"cannot read {source!r}: {exc.strerror}")
+            self._cache[source] = found
+        return found
 
     def sha256(self, source: str) -> str | None:
         """The file's SHA-256 (computed once per reader)."""
@@ -144,7 +168,7 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
         result.failed_check, result.detail = check, detail
         return result
 
-    target, problem = reader.resolve(unit.get("source"))
+    target, problem = reader.locate(unit.get("source"))
     if target is None:
         return fail("path", problem or "bad path")
     result.checks.append("path")
@@ -178,6 +202,35 @@ def verify_unit(unit: Unit, reader: SourceReader) -> Verification:
     result.checks.append("id")
     result.ok = True
     return result
+
+
+def read_whole(path: str) -> bytes:
+    """The bytes of the file at ``path`` (``Path.read_bytes`` without the path object)."""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _plain_parts(source: str) -> list[str] | None:
+    """``source``'s parts when it is plain (no colon or backslash, no leading, doubled or
+    trailing ``/``, no ``.`` part): then they are ``PurePosixPath(source).parts`` and it has no
+    drive; else None."""
+    if ":" in source or "\\" in source:  # a drive, or a Windows separator
+        return None
+    parts = source.split("/")
+    if "" in parts or "." in parts:
+        return None
+    return parts
+
+
+def _real_path(root: str) -> str:
+    """``str(Path(root).resolve())``: ``realpath``, and a symlink loop raises as it does there."""
+    real = os.path.realpath(root)
+    try:
+        os.stat(real)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RuntimeError(f"Symlink loop from {exc.filename!r}") from None
+    return real
 
 
 def _span(unit: Unit, text: str | None) -> str | None:

@@ -469,3 +469,12 @@ def test_pronouns_pro_verbs_and_chule_are_no_terms() -> None:
     sentence = {"text": "在凉茶店，人们还会听歌、看电视。", "title": "凉茶", "headings": [], "span": [0, 16],
                 "parent_span": [0, 16]}  # fmt: skip
     assert support_check("除了喝凉茶，在凉茶店还能做什么？", sentence).problem == "terms"  # 喝凉茶 unsaid
+
+
+def test_question_words_leave_no_characters_behind() -> None:
+    # 因 before 为什么 belongs to the question word (it asks why), not to the subject
+    assert content_terms("兰比尔因为什么而闻名？") == ["兰比尔", "闻名"]
+    assert content_terms("他因为失误而闻名？") == ["因", "失误", "闻名"]  # 因 without 什么 after it stays
+    # 能否/可否 ask yes or no; 时候 after a date names the kind (like 时间)
+    assert content_terms("狭叶艾纳香能否进行人工栽培？") == ["狭叶艾纳香", "进行人工栽培"]
+    assert content_terms("2006年的时候，店铺遍布了多少个国家？") == ["2006年", "店铺遍布", "国家"]

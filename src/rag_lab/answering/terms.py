@@ -19,13 +19,14 @@ STOP_WORDS = (
     "被", "把", "和", "与", "及", "或", "为", "于", "对", "从", "到", "由", "其", "该", "这", "那",
     "会", "能", "要", "将", "所", "以", "而", "也", "都", "就", "还", "又", "之", "得", "地", "着",
     "过", "个", "们", "中", "此", "约", "何", "叫", "除了", "他", "她", "它", "牠",
+    "能否", "可否",
 )  # fmt: skip
 #: words that say what kind of answer is wanted, not what it is about (原因 in 211系的原因是什么)
 META_WORDS = (
     "什么样", "原因", "定义", "特征", "特点", "作用", "时间", "事情", "活动", "观点", "方面", "情况",
     "内容", "意义", "寓意", "目的", "影响", "结果", "过程", "方式", "方法", "名字", "名称", "地区",
     "地方", "种类", "类型", "主要", "分别", "大约", "大概", "具体", "这个", "那个", "发生", "出现",
-    "现在", "目前", "当前", "如今",
+    "现在", "目前", "当前", "如今", "时候",
 )  # fmt: skip
 _REMOVE = sorted(
     {w for _, ws in TYPE_WORDS for w in ws} | set(STOP_WORDS) | set(META_WORDS) | set(REASON_WORDS),
@@ -78,6 +79,8 @@ def norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+#: 因 before 为什么/什么 belongs to the question word (因为什么而闻名 asks why, like 为什么): no term
+BECAUSE_WH_RE = re.compile("因(?=为?什么)")
 WH_TYPE_RE = re.compile(
     "(?:"
     + "|".join(
@@ -104,9 +107,10 @@ def content_terms(question: str) -> list[str]:
     """The question's content terms: its word runs after removing interrogative determiners with
     the answer's kind after them (``answer_heads``), then question, stop and meta words
     (``META_WORDS``; longest first), the counting classifier after 多少/几 (``drop_counter``) and
-    the pro-verbs 做/干 next to a question word (``PRO_VERB_RE``); single characters count too
+    the pro-verbs 做/干 next to a question word (``PRO_VERB_RE``), 因 before 为什么/什么
+    (``BECAUSE_WH_RE``); single characters count too
     (死 in 刘七是怎么死的)."""
-    asked = PRO_VERB_RE.sub(" ", drop_counter(norm(question)))
+    asked = BECAUSE_WH_RE.sub(" ", PRO_VERB_RE.sub(" ", drop_counter(norm(question))))
     stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", asked)))
     terms: list[str] = []
     for run in RUN_RE.findall(stripped):

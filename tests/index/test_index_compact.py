@@ -125,14 +125,15 @@ def test_no_walk_digest_when_a_file_changed_while_it_was_read(make_corpus: MakeC
     assert fast_walk(root) is None  # symlinks take the careful path
 
 
-def test_an_index_of_schema_4_is_refused_with_rebuild(indexed_demo: Path) -> None:
+def test_an_index_of_schema_5_is_refused_with_rebuild(indexed_demo: Path) -> None:
+    """Schema 5 kept each unit's extras inline (no ``extras`` table): refused before it is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 5', '\"schema_version\": 4')")
-    db.execute("DELETE FROM meta WHERE key = 'walk_digest'")  # a key version 4 did not have
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 6', '\"schema_version\": 5')")
+    db.execute("DROP TABLE extras")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 4, this rag_lab reads version 5; rebuild it"):
+    with pytest.raises(IndexError_, match="has schema version 5, this rag_lab reads version 6; rebuild it"):
         Index(path)
 
 

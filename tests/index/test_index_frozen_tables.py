@@ -68,19 +68,20 @@ def table_digests(path: Path) -> dict[str, str]:
         db.close()
 
 
-EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path
+EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path; meta, units and extras renewed for schema 6
     "acl_stats": "53dd8fffe336cd21",
     "field_vectors": "4f53cda18c2baa0c",
     "file_warnings": "03aa7fe22de71abe",
     "files": "04125231ea2ad9af",
     "folded_names": "167ce886ce185c86",
     "images": "4f53cda18c2baa0c",
-    "meta": "ac7fbd0f274d7785",
+    "extras": "161b9978bbd15c16",
+    "meta": "3020ea4a82b1784c",
     "names": "176b5531203a2a96",
     "postings": "14f70a1df3532151",
     "strings": "86fcbe64f2acad86",
     "unit_lengths": "bdb11868c76e2583",
-    "units": "e2b6f9f28516a4ea",
+    "units": "645400a95c538a76",
     "vectors": "4f53cda18c2baa0c",
     "warning_lines": "8562241b08af74b1",
 }
@@ -95,3 +96,27 @@ def test_the_index_tables_are_the_ones_main_wrote(
     monkeypatch.setattr(build, "BATCH_FILES", 50)
     build_index(root)
     assert table_digests(default_index_path(root)) == EXPECTED
+
+
+SCHEMA_5_UNITS = "e2b6f9f28516a4ea"  # main's units table at schema 5, each unit's extras inline
+
+
+def test_units_with_their_extras_joined_are_the_rows_of_schema_5(make_corpus: MakeCorpus) -> None:
+    """Schema 6 only moved each distinct extra into ``extras``: joined back, every unit row is
+    the one schema 5 stored, byte for byte."""
+    root = frozen_corpus(make_corpus)
+    build_index(root)
+    db = sqlite3.connect(default_index_path(root))
+    try:
+        columns = [r[1] for r in db.execute("PRAGMA table_info(units)")]
+        assert columns[-2:] == ["extra", "acl"]
+        picked = ", ".join(f"u.{c}" for c in columns[:-2])
+        rows = db.execute(
+            f"SELECT {picked}, x.extra, u.acl FROM units u LEFT JOIN extras x ON x.id = u.extra ORDER BY 1, 2"
+        ).fetchall()
+        assert any(r[-2] is not None for r in rows)
+        distinct = db.execute("SELECT count(*), count(DISTINCT extra) FROM extras").fetchone()
+    finally:
+        db.close()
+    assert hashlib.sha256(repr(rows).encode()).hexdigest()[:16] == SCHEMA_5_UNITS
+    assert distinct[0] == distinct[1]  # each extra once

@@ -442,9 +442,12 @@ def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder) -> dict[str,
     ).fetchall()
     scratch = sqlite3.connect(":memory:")
     try:
-        scratch.execute("CREATE TABLE units (id INTEGER PRIMARY KEY, text TEXT, extra TEXT)")
+        # the SQLite layout's shape (schema 6): a unit's extra is an id into ``extras``
+        scratch.execute("CREATE TABLE units (id INTEGER PRIMARY KEY, text TEXT, extra INTEGER)")
+        scratch.execute("CREATE TABLE extras (id INTEGER PRIMARY KEY, extra NOT NULL)")
         scratch.execute("CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL)")
-        scratch.executemany("INSERT INTO units VALUES (?, ?, ?)", rows)
+        scratch.executemany("INSERT INTO units VALUES (?, ?, ?)", [(uid, text, uid) for uid, text, _ in rows])
+        scratch.executemany("INSERT INTO extras VALUES (?, ?)", [(uid, extra) for uid, _, extra in rows])
         entry = add_vectors(scratch, embedder)
         _copy(conn, "vectors", ["id", "vec"], scratch.execute("SELECT id, vec FROM vectors ORDER BY id"))
     finally:

@@ -8,11 +8,16 @@ into its text, and its evidence id as the 12 raw bytes of the digest. Texts are 
 UTF-8 TEXT or, when shorter (most Chinese text), as a UTF-16-LE BLOB. Postings are delta-coded
 ids of the narrowest width that fits, term frequencies only where they are not 1, and the
 unit lengths once per unit (``unit_lengths``).
+
+Version 6 stores each distinct extra-keys JSON once, in ``extras``: a unit's ``extra`` is the
+id of its row there. A prose sentence's extras (kind, title, heading path, paragraph span) are
+those of every other sentence of its paragraph, so the prose index no longer repeats them per
+sentence.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -30,14 +35,17 @@ CREATE TABLE warning_lines (path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT
 CREATE TABLE strings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 -- id 1.. in evidence_id order: ties by id == ties by evidence_id, and a unit is found by its
 -- evidence id by binary search over ids (no index needed). eid: the evidence id's 12 digest bytes; text: TEXT (UTF-8) or BLOB (UTF-16-LE); value = text[value_at:] unless
--- value is set; modality 0 text, 1 image; acl: position in meta "acls"; extra: JSON (same
--- TEXT/BLOB rule) of the keys beyond the columns (kind, title, headings, image features, …)
+-- value is set; modality 0 text, 1 image; acl: position in meta "acls"; extra: id in ``extras``
+-- of the JSON of the keys beyond the columns (kind, title, headings, image features, …), or NULL
 CREATE TABLE units (
     id INTEGER PRIMARY KEY, eid BLOB NOT NULL, file INTEGER NOT NULL,
     span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
     subject INTEGER, field INTEGER, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
-    valid_from TEXT, valid_to TEXT, extra, acl INTEGER NOT NULL
+    valid_from TEXT, valid_to TEXT, extra INTEGER, acl INTEGER NOT NULL
 );
+-- each distinct extra-keys JSON of the units once (TEXT, or a UTF-16-LE BLOB when shorter), id 1..
+-- in the order of the stored values (so the ids depend on the corpus only)
+CREATE TABLE extras (id INTEGER PRIMARY KEY, extra NOT NULL);
 -- names per kind (0 subject, 1 field) and ACL, with their unit counts
 CREATE TABLE names (name INTEGER NOT NULL, kind INTEGER NOT NULL, acl INTEGER NOT NULL, units INTEGER NOT NULL,
                     PRIMARY KEY (name, kind, acl)) WITHOUT ROWID;
@@ -64,8 +72,10 @@ CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 
 # Built after the bulk insert: cheaper than maintaining them row by row.
 INDEXES = """
-CREATE INDEX units_key ON units (subject, field);   -- the same-key map (its prefix: fields of a subject)
-CREATE INDEX units_field ON units (field, subject);  -- subjects with a field
+-- partial (schema 6): only units with a subject / a field — not prose sentences, table rows, images;
+-- every lookup through them is ``subject = ?`` / ``field = ?``, which implies the index's WHERE
+CREATE INDEX units_key ON units (subject, field) WHERE subject IS NOT NULL;  -- the same-key map (its prefix: fields of a subject)
+CREATE INDEX units_field ON units (field, subject) WHERE field IS NOT NULL;  -- subjects with a field
 CREATE INDEX units_file ON units (file, span_start); -- units of a file (parent expansion, notes)
 CREATE INDEX warning_lines_name ON warning_lines (name);
 CREATE INDEX images_attrs ON images (color, size, shape);

@@ -27,8 +27,9 @@ from rag_lab.records import Unit
 
 _SELECT_UNIT = (
     "SELECT u.id, u.eid, f.path, f.sha256, u.span_start, u.span_end, u.line, u.text, s.name, n.name, "
-    "u.value_at, u.value, u.modality, u.valid_from, u.valid_to, u.extra FROM units u "
-    "JOIN files f ON f.id = u.file LEFT JOIN strings s ON s.id = u.subject LEFT JOIN strings n ON n.id = u.field"
+    "u.value_at, u.value, u.modality, u.valid_from, u.valid_to, x.extra FROM units u "
+    "JOIN files f ON f.id = u.file LEFT JOIN strings s ON s.id = u.subject LEFT JOIN strings n ON n.id = u.field "
+    "LEFT JOIN extras x ON x.id = u.extra"
 )
 _NAME_ID = "(SELECT id FROM strings WHERE name = ?)"
 _KINDS = ("subject", "field")

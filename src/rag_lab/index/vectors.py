@@ -38,7 +38,9 @@ def add_vectors(
     """Embed every prose unit of a freshly written ``units`` table; returns the config entry."""
     model = embedder or require_embedder()
     rows = []
-    for uid, text, extra in db.execute("SELECT id, text, extra FROM units WHERE extra IS NOT NULL ORDER BY id"):
+    for uid, text, extra in db.execute(
+        "SELECT u.id, u.text, x.extra FROM units u JOIN extras x ON x.id = u.extra ORDER BY u.id"
+    ):
         rest = json.loads(stored_text(extra))  # TEXT or UTF-16 BLOB (schema.py)
         if rest.get("kind") in VECTOR_KINDS:
             rows.append((uid, {"text": stored_text(text), **rest}))

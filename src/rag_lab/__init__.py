@@ -11,10 +11,9 @@ and the image library it never runs (≈ 0.4 s of CPU per command: benchmarks/RE
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rag_lab._lazy import lazy_attributes
 from rag_lab.errors import (
     ConfigError,
     CorpusError,
@@ -53,19 +52,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:  # a subpackage (``rag_lab.index``…), as the eager imports used to set it
-        if name.startswith("_") or importlib.util.find_spec(f"rag_lab.{name}") is None:
-            raise AttributeError(f"module 'rag_lab' has no attribute {name!r}")
-        return importlib.import_module(f"rag_lab.{name}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # imported once: later lookups do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,8 +6,9 @@ The names below are imported on first use (module ``__getattr__``): ``rag_lab.cl
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rag_lab._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from rag_lab.evaluation.claims import claim_metrics, load_packages, save_packages
@@ -16,29 +17,19 @@ if TYPE_CHECKING:
     from rag_lab.evaluation.run import evaluate, evaluate_demo, evaluate_file
 
 _LAZY = {
-    "claim_metrics": "claims",
-    "load_packages": "claims",
-    "save_packages": "claims",
-    "load_questions": "questions",
-    "render_comparison": "report",
-    "render_report": "report",
-    "evaluate": "run",
-    "evaluate_demo": "run",
-    "evaluate_file": "run",
+    "claim_metrics": "rag_lab.evaluation.claims",
+    "load_packages": "rag_lab.evaluation.claims",
+    "save_packages": "rag_lab.evaluation.claims",
+    "load_questions": "rag_lab.evaluation.questions",
+    "render_comparison": "rag_lab.evaluation.report",
+    "render_report": "rag_lab.evaluation.report",
+    "evaluate": "rag_lab.evaluation.run",
+    "evaluate_demo": "rag_lab.evaluation.run",
+    "evaluate_file": "rag_lab.evaluation.run",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rag_lab.evaluation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"rag_lab.evaluation.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

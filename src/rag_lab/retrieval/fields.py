@@ -134,6 +134,8 @@ BELONG_WORDS = ("所属", "归属", "隶属", "从属", "原属", "属地", "类
 _ASKING = ("哪一个", "哪个", "哪里", "哪儿", "哪一", "哪些", "什么", "那个", "哪种", "哪类", "哪条", "哪所", "哪家", "哪", "那", "啥", "何")
 
 COUNT_WORDS = ("多少", "几")
+#: Words that count what the name before them names (人口总数 is a 人口; :func:`_is_a`).
+COUNT_TAILS = ("总数", "数量", "总量", "数目", "总计")
 WEAK_NAME = 2  # a named field of at most this many code points may be an ordinary word (属于, 类型)
 
 #: Question words and the kinds of field they ask (a name ending in the kind). Too
@@ -264,12 +266,15 @@ def _is_a(field: str, kinds: Sequence[str]) -> bool:
 
     Chinese compounds put the kind last: 单位地址 is an 地址, 歌曲时长 a 时长; a kind of
     one code point names only two-code-point fields (车高 is a 高; 最高时速 is not).
-    A field that is a kind plus one code point is that kind too (人口数, 作词者).
+    A field that is a kind plus one code point is that kind too (人口数, 作词者), and so is a
+    kind plus a word counting it (:data:`COUNT_TAILS`: 人口总数, 人口数量 are a 人口).
     """
     for k in kinds:
         if field == k:
             return True
         if len(k) >= 2 and (field.endswith(k) or (field.startswith(k) and len(field) == len(k) + 1)):
+            return True
+        if len(k) >= 2 and field.startswith(k) and field[len(k) :] in COUNT_TAILS:
             return True
         if len(k) == 1 and len(field) == 2 and field.endswith(k):
             return True

@@ -97,6 +97,13 @@ def strip_lead_ins(text: str) -> str:
     return text
 
 
+#: Verbs that name no attribute of their own: aspect (``什么时候开始实行`` asks when it was 实行),
+#: belonging and being (``属于什么级别`` asks the 级别), light verbs (``使用``, ``进行``). A corpus may
+#: have fields of these names; when the subject has none, the question's other words say what is
+#: asked (docs/questions.md, "Fields in other words": ordinary verbs).
+LIGHT_VERBS: frozenset[str] = frozenset({"开始", "属于", "属", "使用", "进行", "成为", "作为"})
+
+
 #: One-character words that end a name in front of them or after them.
 BOUNDARY_CHARS = frozenset("的是有在和与及还都也就吗呢吧啊呀了被把从向对给为")
 SHORT_NAME = 2  # names of at most this many code points must stand apart to be a subject
@@ -171,18 +178,61 @@ def possessor_end(question: str, end: int, stops: set[int]) -> int | None:
     return j
 
 
-def splits_latin_word(question: str, start: int, end: int) -> bool:
+#: Code points after ``之`` that make an ordinary phrase (之一, 之后, 之间, 之所以 …), not a head noun.
+AFTER_ZHI_ORDINARY = frozenset("一后前间中外内上下所际时处类余多最")
+
+
+def possessed_after(question: str, end: int, known: set[int]) -> str:
+    """``之`` + more name right after a name ending at ``end``: the run (``之路`` in ``科学之路是…``).
+
+    ``X之Y`` is a noun phrase headed by Y ("the Y of X": 科学之路 is a road, 红楼梦之谜 a riddle),
+    so the question is about that longer name, not about X. Returns ``""`` when no ``之``
+    follows, when the code point after it makes an ordinary phrase (:data:`AFTER_ZHI_ORDINARY`:
+    ``之一``, ``之后``), or when a name found in the question begins right after it (``known``:
+    ``长江之长度`` asks the 长度 of 长江). The run ends at the next boundary (a particle, punctuation,
+    an ordinary phrase, a known name).
+    """
+    if not question.startswith("之", end) or end + 1 >= len(question) or end + 1 in known:
+        return ""
+    nxt = question[end + 1]
+    if not ("\u4e00" <= nxt <= "\u9fff") or nxt in AFTER_ZHI_ORDINARY or nxt in BOUNDARY_CHARS:
+        return ""
+    j = end + 2
+    while j < len(question) and not _boundary_at(question, j, before=False, known=known):
+        j += 1
+    return question[end:j]
+
+
+def splits_latin_word(question: str, start: int, end: int, names_at: frozenset[int] = frozenset()) -> bool:
     """Whether ``[start, end)`` cuts a run of Latin letters and digits (``sts-8`` in ``sts-85``).
 
     A run of digits or of Latin letters is one word: a name matching only part of one is
     not named (the question names another model, number or code). A change between
-    letters and digits may end a name (``3770cpu``, ``荣耀6cpu``).
+    letters and digits may end a name (``3770cpu``, ``荣耀6cpu``). A Latin name with more Latin
+    letters or digits across a space (``ngc`` in ``ngc 641``, ``iphone`` in ``iphone 6``) is cut too,
+    unless a name found in the question begins or ends there (``names_at``).
     """
     def same(a: str, b: str) -> bool:
         return a.isascii() and b.isascii() and ((a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha()))
 
-    return (start > 0 and same(question[start - 1], question[start])) or (
+    def latin(ch: str) -> bool:
+        return ch.isascii() and ch.isalnum()
+
+    if (start > 0 and same(question[start - 1], question[start])) or (
         end < len(question) and same(question[end - 1], question[end])
+    ):
+        return True
+    # ngc 641 / iphone 6: a Latin name followed (or preceded) across spaces by more Latin letters
+    # or digits is part of a longer model name or designation — unless another name found in the
+    # question begins (ends) there (``names_at``: ``ipad cpu`` names a subject and a field)
+    after = question[end:].lstrip(" ")
+    before = question[:start].rstrip(" ")
+    return (
+        end < len(question) and question[end] == " " and latin(question[end - 1]) and bool(after)
+        and latin(after[0]) and len(question) - len(after) not in names_at
+    ) or (
+        start > 0 and question[start - 1] == " " and latin(question[start]) and bool(before)
+        and latin(before[-1]) and len(before) not in names_at
     )
 
 
@@ -203,4 +253,4 @@ def enclosing_name(question: str, start: int, end: int, known: set[int]) -> str:
     return strip_lead_ins(question[left:end])
 
 
-__all__ = ["is_whole_word", "TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]
+__all__ = ["LIGHT_VERBS", "possessed_after", "AFTER_ZHI_ORDINARY", "is_whole_word", "TITLES", "possessor_end", "splits_latin_word", "numbered_after", "BOUNDARY_CHARS", "SHORT_NAME", "enclosing_name", "stands_apart", "BRACKETS", "FUNCTION_WORDS", "LEAD_INS", "ORDINARY_PHRASES", "is_ordinary", "ordinary_spans", "strip_lead_ins"]

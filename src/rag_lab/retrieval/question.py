@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rag_lab.data.names import folded_positions, squash
 from rag_lab.errors import QuestionError
@@ -36,12 +37,14 @@ from rag_lab.retrieval import fields as field_matching
 from rag_lab.retrieval.chain import Chain, find_chain
 from rag_lab.retrieval.ordinary import (
     BOUNDARY_CHARS,
+    LIGHT_VERBS,
     SHORT_NAME,
     enclosing_name,
     is_ordinary,
     is_whole_word,
     numbered_after,
     ordinary_spans,
+    possessed_after,
     possessor_end,
     splits_latin_word,
     stands_apart,
@@ -183,12 +186,13 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
             spans.setdefault(question[start:end], []).append((start, end))
     known = source.name_kinds(spans)
     ordinary = ordinary_spans(question)
+    edges = frozenset(p for name in known for s, e in spans[name] for p in (s, e))
     found = [
         Match(s, e, name, frozenset(kinds))
         for name, kinds in known.items()
         for s, e in spans[name]
         if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
-        and not splits_latin_word(question, s, e)  # sts-8 in sts-85 is not a name
+        and not splits_latin_word(question, s, e, edges)  # sts-8 in sts-85, ngc in ngc 641 are not names
     ]
     return sorted(found, key=lambda m: (m.start, m.end))
 
@@ -536,14 +540,19 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
         return parsed
     numbered = [numbered_after(question, m.end) for m in mine]
     if all(numbered):  # 奔跑吧兄弟第一季: a season, edition or part of the subject is another name
-        name = question[mine[0].start : mine[0].end + len(numbered[0])]
-        parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
-        parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
-        parsed.field_matches = {}
-        return parsed
+        return _inside_unknown(parsed, question[mine[0].start : mine[0].end + len(numbered[0])])
+    possessed = [possessed_after(question, m.end, known) for m in mine]
+    if all(possessed) and squash(possessed[0][1:]) not in squash(field_name):
+        # 人学的科学之路是由哪个出版社出版的: 科学之路 is a road of 科学, a name the corpus does not know
+        return _inside_unknown(parsed, question[mine[0].start : mine[0].end + len(possessed[0])])
     if any(stands_apart(question, m.start, m.end, known) for m in mine):
         return _possessor_apart(question, parsed, mine)
-    name = enclosing_name(question, mine[0].start, mine[0].end, known)
+    return _inside_unknown(parsed, enclosing_name(question, mine[0].start, mine[0].end, known))
+
+
+def _inside_unknown(parsed: ParsedQuestion, name: str) -> ParsedQuestion:
+    """The one slot's subject lies inside ``name``, which is where the subject belongs and not a subject."""
+    subject, field_name = parsed.slots[0]
     parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
     parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
     parsed.field_matches = {}
@@ -578,11 +587,7 @@ def _possessor_apart(question: str, parsed: ParsedQuestion, mine: list[Match]) -
         return parsed
     if squash(question[mine[0].end : ends[0]]) in squash(field_name):  # 梅江流域的面积: 流域面积
         return parsed
-    name = question[mine[0].start : ends[0]]
-    parsed.field_steps.append({"subject": subject, "inside_unknown_name": name})
-    parsed.slots, parsed.fields, parsed.problem, parsed.unknown_subject = [], [field_name], None, name
-    parsed.field_matches = {}
-    return parsed
+    return _inside_unknown(parsed, question[mine[0].start : ends[0]])
 
 
 def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> ParsedQuestion:
@@ -628,12 +633,26 @@ def _resolve(question: str, parsed: ParsedQuestion, source: EvidenceSource) -> P
         # may not run on, with no boundary, up to a 的 (东北大学 in 东北大学秦皇岛分校经贸学院的专业)
         stops = {m.start for m in parsed.matches if m.name != subject}
         apart = whole and any(possessor_end(question, m.end, stops) is None for m in parsed.matches if m.name == subject)
-        decision = field_matching.match_field(
-            "".join(rest), own, aliases, guess, scorer_note=guess_note, named=named, asked_at=asked_at,
-            relate=relate if whole else None, shared=apart,
-            values=functools.partial(_values_of, source, subject),
-            by_kind=apart and len(parsed.subjects) == 1 and _stands_first(question, parsed.matches, subject),
-        )
+        common: dict[str, Any] = {
+            "scorer_note": guess_note, "relate": relate if whole else None, "shared": apart,
+            "values": functools.partial(_values_of, source, subject),
+            "by_kind": apart and len(parsed.subjects) == 1 and _stands_first(question, parsed.matches, subject),
+        }
+        decision = field_matching.match_field("".join(rest), own, aliases, guess, named=named, asked_at=asked_at, **common)
+        verbs = [m for m in parsed.matches if m.name in LIGHT_VERBS and m.name not in own and m.name != subject]
+        if decision.match is None and not decision.candidates and verbs:
+            # 什么时候开始实行 / 属于什么级别: the verb names no field of this subject; the other words may
+            masked = list(rest)
+            for m in verbs:
+                masked[m.start : m.end] = ["\ufffc"] * m.length
+            spans = {(m.start, m.end) for m in verbs}
+            again = field_matching.match_field(
+                "".join(masked), own, aliases, guess, named=[n for n in named if n not in LIGHT_VERBS],
+                asked_at=[w for w in asked_at if w not in spans], **common,
+            )
+            why = {"method": "retry", "why": "an ordinary verb names no field here: the other words", "verbs": _unique([m.name for m in verbs])}
+            again.steps[:0] = [*decision.steps, why]
+            decision = again
         decided.append((subject, decision))
         parsed.field_steps.append({"subject": subject, "steps": decision.steps})
     matched = [(s, d.match) for s, d in decided if d.match is not None]

@@ -29,7 +29,8 @@ CORPUS = {
     "主题：科学\n出版历史：1880年至今\n作者：甲\n"
     "主题：长江\n长度：6300公里\n"
     "主题：ngc\n历元：J2000\n"
-    "主题：ipad\ncpu：A5\n",
+    "主题：ipad\ncpu：A5\n"
+    "主题：委屈\n基本解释：心里难过\n主题：湿疹\n预防措施：保持皮肤清洁\n",
     "documents/b.md": "主题：某比赛\n开始：上午九点\n开始时间：九点\n使用：常用\n",
 }
 
@@ -41,11 +42,14 @@ ROWS = (
     ("东河属于哪个水系？", "长江水系", "所属水系"),  # belonging, as before
     ("长江之长度是多少？", "6300公里", "长度"),  # 之 before the field: the 长度 of 长江
     ("ipad cpu是什么", "A5", "cpu"),  # a field after the space, not more of the name
+    ("怎么解释委屈？", "心里难过", "基本解释"),  # 解释 names the field: 委屈 begins a word after it
+    ("如何预防湿疹？", "保持皮肤清洁", "预防措施"),
 )
 REFUSED = (
     "人学的科学之路是由哪个出版社出版的？",  # 科学之路 is a road of 科学: not a subject in the corpus
     "科学之谜的作者是谁？",
     "ngc 641是多少历元？",  # ngc 641 is another object than ngc
+    "怎么解释龘委屈？",  # the field's words before it, then more name: 龘委屈 is no subject
 )
 
 

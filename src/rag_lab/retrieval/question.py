@@ -538,6 +538,9 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
     known = {p for m in parsed.matches if m.name == field_name for p in (m.start, m.end)}
     if not mine:
         return parsed
+    found = parsed.field_matches.get((subject, field_name))
+    if found is not None:  # 怎么解释委屈 / 如何预防湿疹: the words that named the field are a name found too
+        known |= {p for piece in found.asked.split("…") if len(piece) > 1 for w in _spans_of(piece, question) for p in w}
     numbered = [numbered_after(question, m.end) for m in mine]
     if all(numbered):  # 奔跑吧兄弟第一季: a season, edition or part of the subject is another name
         return _inside_unknown(parsed, question[mine[0].start : mine[0].end + len(numbered[0])])
@@ -548,6 +551,15 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
     if any(stands_apart(question, m.start, m.end, known) for m in mine):
         return _possessor_apart(question, parsed, mine)
     return _inside_unknown(parsed, enclosing_name(question, mine[0].start, mine[0].end, known))
+
+
+def _spans_of(piece: str, question: str) -> list[tuple[int, int]]:
+    """Every ``[start, end)`` where ``piece`` occurs in ``question``."""
+    found, at = [], question.find(piece)
+    while at >= 0:
+        found.append((at, at + len(piece)))
+        at = question.find(piece, at + 1)
+    return found
 
 
 def _inside_unknown(parsed: ParsedQuestion, name: str) -> ParsedQuestion:

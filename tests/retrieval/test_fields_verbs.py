@@ -142,3 +142,38 @@ def test_a_question_about_a_longer_name_continuing_a_subject_is_never_answered(
     question = template.format(x=subject + joint + more, f=field)
     result = query_once(question, root)
     assert result["status"] not in ("answered", "partial"), (question, result["message"])
+
+
+# -- a measure word's kind breaks a partial tie -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rest", "fields", "want"),
+    [
+        ("\ufffc的机车有多高吗？", ["机车宽度", "机车长度", "机车高度"], "机车高度"),
+        ("\ufffc要单程行车多久？", ["单程行车时间", "单程行车里数"], "单程行车时间"),
+        ("\ufffc的商品有多重？", ["商品尺寸", "商品重量"], "商品重量"),
+        ("\ufffc的内存多大？", ["内存大小", "内存描述"], "内存大小"),
+    ],
+)
+def test_a_measure_question_word_separates_partial_matches_that_tie(rest: str, fields: list[str], want: str) -> None:
+    from rag_lab.data.aliases import general_aliases
+    from rag_lab.retrieval.fields import Method, match_field
+
+    d = match_field(rest, fields, general_aliases())
+    assert d.match is not None and (d.match.field, d.match.method) == (want, Method.PARTIAL), d.steps
+
+
+@pytest.mark.parametrize(
+    ("rest", "fields"),
+    [
+        ("\ufffc有多深？", ["平均深度", "最大深度"]),  # both are 深度: still a choice
+        ("\ufffc的机车是什么", ["机车宽度", "机车高度"]),  # no measure asked
+    ],
+)
+def test_without_one_fitting_kind_a_partial_tie_stays_a_choice(rest: str, fields: list[str]) -> None:
+    from rag_lab.data.aliases import general_aliases
+    from rag_lab.retrieval.fields import match_field
+
+    d = match_field(rest, fields, general_aliases())
+    assert d.match is None and sorted(d.candidates) == sorted(fields), d.steps

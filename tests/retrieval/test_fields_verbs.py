@@ -30,7 +30,9 @@ CORPUS = {
     "主题：长江\n长度：6300公里\n"
     "主题：ngc\n历元：J2000\n"
     "主题：ipad\ncpu：A5\n"
-    "主题：委屈\n基本解释：心里难过\n主题：湿疹\n预防措施：保持皮肤清洁\n",
+    "主题：委屈\n基本解释：心里难过\n主题：湿疹\n预防措施：保持皮肤清洁\n"
+    "主题：寒神星\n发现：1862年11月12日\n主题：被\n总笔画：10\n主题：人\n总笔画：2\n"
+    "主题：萧芳芳\n祖籍：江苏\n配偶：张三\n",
     "documents/b.md": "主题：某比赛\n开始：上午九点\n开始时间：九点\n使用：常用\n",
 }
 
@@ -44,6 +46,8 @@ ROWS = (
     ("ipad cpu是什么", "A5", "cpu"),  # a field after the space, not more of the name
     ("怎么解释委屈？", "心里难过", "基本解释"),  # 解释 names the field: 委屈 begins a word after it
     ("如何预防湿疹？", "保持皮肤清洁", "预防措施"),
+    ("寒神星是什么时候被观测到的？", "1862年11月12日", "发现"),  # 被 is the passive particle, not the subject 被
+    ("萧芳芳是哪里人？", "江苏", "祖籍"),  # 人 in 哪里人 is the word, not the subject 人
 )
 REFUSED = (
     "人学的科学之路是由哪个出版社出版的？",  # 科学之路 is a road of 科学: not a subject in the corpus

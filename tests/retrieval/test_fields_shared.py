@@ -181,7 +181,7 @@ def _kind(rest: str, fields: list[str], values: dict[str, list[str]]) -> object:
 
 @pytest.mark.parametrize(
     ("rest", "value"),
-    [("\ufffc是什么时候被观测到的？", "1862年11月12日"), ("\ufffc一共有几个村", "5个"), ("请问\ufffc活了多少年", "二十三岁")],
+    [("\ufffc是什么时候被观测到的？", "1862年11月12日"), ("\ufffc一共有几个村", "5个"), ("请问\ufffc存在了多少年", "二十三年")],
 )
 def test_a_subjects_only_field_whose_values_fit_the_asked_kind_is_asked(rest: str, value: str) -> None:
     d = _kind(rest, ["唯一"], {"唯一": [value]})

@@ -181,3 +181,17 @@ def test_without_one_fitting_kind_a_partial_tie_stays_a_choice(rest: str, fields
 
     d = match_field(rest, fields, general_aliases())
     assert d.match is None and sorted(d.candidates) == sorted(fields), d.steps
+
+
+def test_a_phrasing_that_names_a_field_the_subject_lacks_stops_the_kind_step() -> None:
+    """``活了多少年`` names 享年 (the general table): a subject whose only field is something else that
+    holds a number is not asked it (as ``什么时候去世`` never gives 出生日期); with 享年 it is."""
+    from rag_lab.data.aliases import general_aliases
+    from rag_lab.retrieval.fields import Method, match_field
+
+    def kind(fields: list[str]) -> object:
+        return match_field("请问\ufffc活了多少年", fields, general_aliases(), shared=True, by_kind=True, values=lambda f: ["二十三岁"])
+
+    assert kind(["唯一"]).match is None  # type: ignore[attr-defined]
+    found = kind(["享年"]).match  # type: ignore[attr-defined]
+    assert found is not None and (found.field, found.method) == ("享年", Method.ALIAS)

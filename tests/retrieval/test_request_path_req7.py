@@ -1,0 +1,115 @@
+"""Shortcuts of the request path (issue 18, req7) give what the plain computation gives.
+
+* ``ordinary_spans`` by first character = every phrase searched for in the whole question;
+* ``find_matches`` / ``find_folded_matches`` looking up the set of substrings and finding the
+  known names' places afterwards = the dict of every substring with its places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_lab.data.names import fold, folded_positions
+from rag_lab.retrieval.ordinary import ORDINARY_PHRASES, is_ordinary, ordinary_spans, splits_latin_word
+from rag_lab.retrieval.question import Match, find_folded_matches, find_matches
+
+PHRASE_CHARS = "".join(sorted(set("".join(ORDINARY_PHRASES))))
+NAMES = ["甲馆", "是", "什么", "馆", "甲馆甲", "ＡＢ", "ab", "ｃｐｕ", "cpu", "时间", "开放时间", "間", "ﬁ馆"]
+QUESTION = st.text(alphabet=st.sampled_from(PHRASE_CHARS[:40] + "甲馆开放时间ＡＢabCPUｃｐｕﬁ間？ ·"), max_size=18)
+
+
+def plain_ordinary_spans(question: str) -> list[tuple[int, int]]:
+    spans = []
+    for phrase in ORDINARY_PHRASES:
+        start = question.find(phrase)
+        while start >= 0:
+            spans.append((start, start + len(phrase)))
+            start = question.find(phrase, start + 1)
+    return sorted(spans)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(PHRASE_CHARS + "甲馆？ a"), max_size=24))
+def test_ordinary_spans_equal_searching_every_phrase(question: str) -> None:
+    assert ordinary_spans(question) == plain_ordinary_spans(question)
+
+
+class _Names:
+    """The name lookups of an EvidenceSource over a fixed list (kinds by position)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.kinds = {n: {"subject"} if k % 2 else {"field", "subject"} for k, n in enumerate(names)}
+        self.asked: list[set[str]] = []
+
+    def name_length_range(self) -> tuple[int, int]:
+        lengths = [n for name in self.kinds for n in {len(name), len(fold(name))}]
+        return min(lengths), max(lengths)
+
+    def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
+        wanted = set(candidates)
+        self.asked.append(wanted)
+        return {n: set(self.kinds[n]) for n in sorted(wanted) if n in self.kinds}
+
+    def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
+        found: dict[str, set[tuple[str, str]]] = {}
+        for name, kinds in self.kinds.items():
+            for text in {name, fold(name)}:
+                if text in set(candidates):
+                    found.setdefault(text, set()).update((name, k) for k in kinds)
+        return found
+
+
+def plain_find_matches(question: str, source: _Names) -> list[Match]:
+    shortest, longest = source.name_length_range()
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for start in range(len(question)):
+        for end in range(start + max(shortest, 1), min(start + longest, len(question)) + 1):
+            spans.setdefault(question[start:end], []).append((start, end))
+    ordinary = plain_ordinary_spans(question)
+    found = [
+        Match(s, e, name, frozenset(kinds))
+        for name, kinds in source.name_kinds(spans).items()
+        for s, e in spans[name]
+        if not is_ordinary(name, s, e, ordinary) and not splits_latin_word(question, s, e)
+    ]
+    return sorted(found, key=lambda m: (m.start, m.end))
+
+
+def plain_find_folded_matches(question: str, source: _Names) -> list[Match]:
+    folded, origin = folded_positions(question)
+    shortest, longest = source.name_length_range()
+    if folded == question:
+        return []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for start in range(len(folded)):
+        for end in range(start + max(shortest, 1), min(start + longest, len(folded)) + 1):
+            if (start == 0 or origin[start - 1] != origin[start]) and (
+                end == len(folded) or origin[end] != origin[end - 1]
+            ):
+                spans.setdefault(folded[start:end], []).append((origin[start], origin[end - 1] + 1))
+    ordinary = plain_ordinary_spans(question)
+    found: dict[tuple[int, int, str], set[str]] = {}
+    for text, pairs in source.folded_name_kinds(spans).items():
+        for name, kind in pairs:
+            for s, e in spans[text]:
+                if not is_ordinary(name, s, e, ordinary) and not splits_latin_word(question, s, e):
+                    found.setdefault((s, e, name), set()).add(kind)
+    return [Match(s, e, name, frozenset(kinds)) for (s, e, name), kinds in sorted(found.items())]
+
+
+@settings(max_examples=400, deadline=None)
+@given(QUESTION, st.lists(st.sampled_from(NAMES), min_size=1, max_size=8, unique=True))
+def test_find_matches_equal_the_dict_of_every_substring(question: str, names: list[str]) -> None:
+    source = _Names(names)
+    assert find_matches(question, source) == plain_find_matches(question, source)
+    assert find_folded_matches(question, source) == plain_find_folded_matches(question, source)
+
+
+def test_every_substring_is_asked_once() -> None:
+    source = _Names(["甲馆", "馆"])
+    found = find_matches("甲馆甲馆", source)
+    assert [(m.start, m.end, m.name) for m in found] == [(0, 2, "甲馆"), (1, 2, "馆"), (2, 4, "甲馆"), (3, 4, "馆")]
+    assert source.asked == [{"甲", "馆", "甲馆", "馆甲"}]

@@ -106,6 +106,8 @@ def _with_lifted(ids: Ids, scores: Scores, lifted: Ids) -> tuple[Ids, Scores]:
     known = at < ids.size
     known[known] = ids[at[known]] == lifted[known]
     fresh = ~known
+    if not fresh.any():  # every lifted unit was scored (the usual case): nothing to insert
+        return ids.copy(), scores.copy()
     merged: Ids = np.insert(ids, at[fresh], lifted[fresh])
     merged_scores: Scores = np.insert(scores, at[fresh], 0.0)
     return merged, merged_scores

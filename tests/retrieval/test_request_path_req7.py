@@ -2,12 +2,15 @@
 
 * ``ordinary_spans`` by first character = every phrase searched for in the whole question;
 * ``find_matches`` / ``find_folded_matches`` looking up the set of substrings and finding the
-  known names' places afterwards = the dict of every substring with its places.
+  known names' places afterwards = the dict of every substring with its places;
+* ``SourceReader`` checking a folder once per reader still refuses a symlinked folder or file.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +116,28 @@ def test_every_substring_is_asked_once() -> None:
     found = find_matches("甲馆甲馆", source)
     assert [(m.start, m.end, m.name) for m in found] == [(0, 2, "甲馆"), (1, 2, "馆"), (2, 4, "甲馆"), (3, 4, "馆")]
     assert source.asked == [{"甲", "馆", "甲馆", "馆甲"}]
+
+
+def test_a_reader_checks_each_folder_once_and_still_refuses_a_symlinked_one(tmp_path: Path) -> None:
+    """``SourceReader`` lstat's a folder once per reader: sources in a real folder resolve inside
+    ROOT, one below a symlinked folder is still resolved through it (and refused when it leads
+    out), whichever order they come in; the final part is checked for every source."""
+    from rag_lab.retrieval.verify import SourceReader
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "docs" / "sub").mkdir(parents=True)
+    outside.mkdir()
+    for name in ("a.md", "b.md"):
+        (root / "docs" / "sub" / name).write_text("x", encoding="utf-8")
+    (outside / "c.md").write_text("x", encoding="utf-8")
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    (root / "docs" / "sub" / "d.md").symlink_to(outside / "c.md")
+    real = os.path.realpath(root)
+    for order in (["docs/sub/a.md", "link/c.md", "docs/sub/b.md", "docs/sub/d.md"], ["link/c.md", "docs/sub/d.md", "docs/sub/a.md"]):
+        reader = SourceReader(root)
+        for source in order:
+            target, problem = reader.locate(source)
+            if source.startswith("docs/sub/") and source != "docs/sub/d.md":
+                assert target == f"{real}/{source}" and problem is None
+            else:
+                assert target is None and "outside ROOT" in str(problem)

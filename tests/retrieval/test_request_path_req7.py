@@ -3,7 +3,9 @@
 * ``ordinary_spans`` by first character = every phrase searched for in the whole question;
 * ``find_matches`` / ``find_folded_matches`` looking up the set of substrings and finding the
   known names' places afterwards = the dict of every substring with its places;
-* ``SourceReader`` checking a folder once per reader still refuses a symlinked folder or file.
+* ``SourceReader`` checking a folder once per reader still refuses a symlinked folder or file;
+* ``split_sentences`` cutting at the end characters a regular expression finds = the loop over
+  every character.
 """
 
 from __future__ import annotations
@@ -141,3 +143,45 @@ def test_a_reader_checks_each_folder_once_and_still_refuses_a_symlinked_one(tmp_
                 assert target == f"{real}/{source}" and problem is None
             else:
                 assert target is None and "outside ROOT" in str(problem)
+
+
+def plain_split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
+    from rag_lab.generation.parse import _ENDS, MARKER
+
+    blocked: set[int] = set()
+    for value in protected or []:
+        if len(value) < 2:
+            continue
+        start = text.find(value)
+        while start >= 0:
+            blocked.update(range(start, start + len(value) - 1))
+            start = text.find(value, start + 1)
+    pieces: list[str] = []
+    current = ""
+    i = 0
+    while i < len(text):
+        current += text[i]
+        if text[i] in _ENDS and i not in blocked:
+            marker = MARKER.match(text, i + 1)
+            while marker:
+                current += marker.group(0)
+                i = marker.end() - 1
+                marker = MARKER.match(text, i + 1)
+            pieces.append(current)
+            current = ""
+        i += 1
+    pieces.append(current)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+SENTENCE_BITS = ["甲馆", "开放", "。", "！", "?", "；", ";", "\n", " ", "[E1]", "【E2】", "[E1; E3]", "[E1；\nE2]", "[E", "]", "九点。下午"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(SENTENCE_BITS), max_size=14), st.lists(st.sampled_from(["九点。下午", "。", "开放。甲"]), max_size=2))
+def test_split_sentences_by_end_positions_equals_the_character_loop(bits: list[str], protected: list[str]) -> None:
+    from rag_lab.generation.parse import split_sentences
+
+    text = "".join(bits)
+    assert split_sentences(text, protected) == plain_split_sentences(text, protected)
+    assert split_sentences(text) == plain_split_sentences(text)

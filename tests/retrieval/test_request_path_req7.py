@@ -1,6 +1,6 @@
 """Shortcuts of the request path (issue 18, req7) give what the plain computation gives.
 
-* ``ordinary_spans`` by first character = every phrase searched for in the whole question;
+* ``ordinary_spans`` and ``strip_lead_ins`` by first character = every phrase tried;
 * ``find_matches`` / ``find_folded_matches`` looking up the set of substrings and finding the
   known names' places afterwards = the dict of every substring with its places;
 * ``SourceReader`` checking a folder once per reader still refuses a symlinked folder or file;
@@ -185,3 +185,25 @@ def test_split_sentences_by_end_positions_equals_the_character_loop(bits: list[s
     text = "".join(bits)
     assert split_sentences(text, protected) == plain_split_sentences(text, protected)
     assert split_sentences(text) == plain_split_sentences(text)
+
+
+def plain_strip_lead_ins(text: str) -> str:
+    from rag_lab.retrieval.ordinary import BRACKETS, LEAD_INS
+
+    changed = True
+    while changed:
+        changed = False
+        text = text.lstrip(" \u3000\t，,。？?！!：:；;…~～-—" + BRACKETS)
+        for lead in LEAD_INS:
+            if text.startswith(lead):
+                text, changed = text[len(lead) :], True
+                break
+    return text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["请问", "我想问", "我想问一下", "你知道", "问", "一下", "《", " ", "，", "甲馆", "的", "想"]), max_size=8))
+def test_strip_lead_ins_by_first_character_equals_trying_every_lead_in(bits: list[str]) -> None:
+    from rag_lab.retrieval.ordinary import strip_lead_ins
+
+    assert strip_lead_ins("".join(bits)) == plain_strip_lead_ins("".join(bits))

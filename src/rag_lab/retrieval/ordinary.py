@@ -68,6 +68,7 @@ def _by_first(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 _PHRASES_BY_FIRST = _by_first(ORDINARY_PHRASES)
+_LEAD_INS_BY_FIRST = _by_first(LEAD_INS)
 
 
 def ordinary_spans(question: str) -> list[tuple[int, int]]:
@@ -101,7 +102,7 @@ def strip_lead_ins(text: str) -> str:
     while changed:
         changed = False
         text = text.lstrip(" \u3000\t，,。？?！!：:；;…~～-—" + BRACKETS)
-        for lead in LEAD_INS:
+        for lead in _LEAD_INS_BY_FIRST.get(text[:1], ()):  # LEAD_INS' order, among those that can match
             if text.startswith(lead):
                 text, changed = text[len(lead) :], True
                 break

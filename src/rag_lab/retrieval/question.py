@@ -217,7 +217,10 @@ def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
     starts = [k for k in range(size) if k == 0 or origin[k - 1] != origin[k]]
     ends = {k for k in range(1, size + 1) if k == size or origin[k] != origin[k - 1]}
     low = max(shortest, 1)
-    texts = {folded[a:b] for a in starts for b in range(a + low, min(a + longest, size) + 1) if b in ends}
+    if len(starts) == size:  # each code point folded to one: every span is at a boundary
+        texts = {folded[a:b] for a in starts for b in range(a + low, min(a + longest, size) + 1)}
+    else:
+        texts = {folded[a:b] for a in starts for b in range(a + low, min(a + longest, size) + 1) if b in ends}
     is_start = set(starts)
     ordinary = ordinary_spans(question)
     found: dict[tuple[int, int, str], set[str]] = {}

@@ -5,7 +5,7 @@
   known names' places afterwards = the dict of every substring with its places;
 * ``SourceReader`` checking a folder once per reader still refuses a symlinked folder or file;
 * ``split_sentences`` cutting at the end characters a regular expression finds = the loop over
-  every character.
+  every character; ``language_of`` counting CJK by a regular expression = the character test.
 """
 
 from __future__ import annotations
@@ -207,3 +207,20 @@ def test_strip_lead_ins_by_first_character_equals_trying_every_lead_in(bits: lis
     from rag_lab.retrieval.ordinary import strip_lead_ins
 
     assert strip_lead_ins("".join(bits)) == plain_strip_lead_ins("".join(bits))
+
+
+def plain_language_of(question: str) -> str:
+    import re
+
+    cjk = sum(1 for ch in question if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    words = re.findall(r"[A-Za-z]{2,}", question)
+    letters = sum(len(w) for w in words)
+    return "en" if cjk == 0 or (len(words) >= 2 and letters > cjk / 2) else "zh"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("借阅台开放时间\u3400\u9fff\uf900\ufaff\u33ff\ufb00 What is ab?Ｗ😀"), max_size=20))
+def test_language_of_counts_cjk_as_the_character_test(question: str) -> None:
+    from rag_lab.generation import language_of
+
+    assert language_of(question) == plain_language_of(question)

@@ -224,3 +224,21 @@ def test_language_of_counts_cjk_as_the_character_test(question: str) -> None:
     from rag_lab.generation import language_of
 
     assert language_of(question) == plain_language_of(question)
+
+
+def test_control_characters_are_unicodes_category_cc_but_tab_and_line_ends() -> None:
+    import sys
+    import unicodedata
+
+    from rag_lab.errors import QuestionError
+    from rag_lab.retrieval.question import _CONTROL, check_question
+
+    refused = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cc"} - {9, 10, 13}
+    assert {c for c in range(sys.maxunicode + 1) if _CONTROL.match(chr(c))} == refused
+    assert check_question("甲馆\t开放时间\r\n") == "甲馆\t开放时间\r\n"
+    try:
+        check_question("甲馆\x85开放")
+    except QuestionError as exc:
+        assert "U+0085 at code point 2" in str(exc)
+    else:
+        raise AssertionError("a control character was accepted")

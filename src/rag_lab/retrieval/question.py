@@ -66,12 +66,18 @@ def check_question(question: object) -> str:
         raise QuestionError(
             f"the question is {len(question)} code points long; the limit is {MAX_QUESTION_CHARS}"
         )
-    for offset, char in enumerate(question):
-        if unicodedata.category(char) == "Cc" and char not in "\t\n\r":
-            raise QuestionError(
-                f"the question holds control character U+{ord(char):04X} at code point {offset}; remove it"
-            )
+    control = _CONTROL.search(question)
+    if control is not None:
+        raise QuestionError(
+            f"the question holds control character U+{ord(control.group()):04X} at code point "
+            f"{control.start()}; remove it"
+        )
     return question
+
+
+#: Unicode's category Cc (U+0000–U+001F, U+007F–U+009F, a set the standard keeps fixed) but tab,
+#: line feed and carriage return.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ def test_lifted_units_merge_as_a_sorted_union_with_their_scores() -> None:
         scores = rng.random(ids.size)
         extra = rng.choice(ids, min(int(rng.integers(0, 3)), ids.size)) if ids.size else np.zeros(0, np.int64)
         lifted = np.unique(np.concatenate([rng.integers(0, 1000, int(rng.integers(1, 12))), extra])).astype(np.int64)
+        if trial % 3 == 0 and ids.size:  # every lifted unit among the candidates: nothing inserted
+            lifted = np.unique(rng.choice(ids, int(rng.integers(1, 6)))).astype(np.int64)
         merged, merged_scores = _with_lifted(ids, scores, lifted)
         want = np.union1d(ids, lifted)
         want_scores = np.zeros(want.size)

@@ -73,11 +73,15 @@ class Generator(Protocol):
     def generate(self, request: GenerationRequest) -> Draft: ...
 
 
+_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
 def language_of(question: str) -> str:
     """``en`` when the question is written in English around its names (at least two Latin words and
     more Latin letters than half its CJK characters: ``What is 借阅台 开放时间?``), else ``zh``."""
-    cjk = sum(1 for ch in question if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
-    words = re.findall(r"[A-Za-z]{2,}", question)
+    cjk = len(_CJK.findall(question))
+    words = _WORD.findall(question)
     letters = sum(len(w) for w in words)
     return "en" if cjk == 0 or (len(words) >= 2 and letters > cjk / 2) else "zh"
 

@@ -74,6 +74,7 @@ def parse_output(raw: str) -> list[dict[str, Any]]:
 
 
 _ENDS = "。！？!?；;\n"
+_END = re.compile(f"[{re.escape(_ENDS)}]")
 
 
 def split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
@@ -88,18 +89,17 @@ def split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
             blocked.update(range(start, start + len(value) - 1))
             start = text.find(value, start + 1)
     pieces: list[str] = []
-    current = ""
-    i = 0
-    while i < len(text):
-        current += text[i]
-        if text[i] in _ENDS and i not in blocked:
-            marker = MARKER.match(text, i + 1)
-            while marker:  # keep trailing markers with the sentence they follow
-                current += marker.group(0)
-                i = marker.end() - 1
-                marker = MARKER.match(text, i + 1)
-            pieces.append(current)
-            current = ""
-        i += 1
-    pieces.append(current)
+    start = 0  # where the current piece begins; every end before it was taken with a marker
+    for end in _END.finditer(text):
+        k = end.start()
+        if k < start or k in blocked:
+            continue
+        cut = k + 1
+        marker = MARKER.match(text, cut)
+        while marker:  # keep trailing markers with the sentence they follow
+            cut = marker.end()
+            marker = MARKER.match(text, cut)
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
     return [p.strip() for p in pieces if p.strip()]

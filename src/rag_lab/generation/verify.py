@@ -24,7 +24,9 @@ Steps (docs/generation.md):
 
 from __future__ import annotations
 
+import bisect
 import functools
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -139,19 +141,30 @@ def novelty(claim: str, stuff: str, names: tuple[str, ...] = (), grams: frozense
     text, cjk, probes = _novelty_text(claim)
     if not cjk:
         return 0.0
-    covered: set[int] = set()
+    positions, rescues, runs = _novelty_bits(claim)
+    grams = bigrams(stuff) if grams is None else grams
+    # a probe (a non-frame CJK character) is rescued by a run of it found in the unit, or by lying
+    # inside a name: bit i of ``held`` stands for probes[i]
+    held = functools.reduce(operator.or_, map(rescues.__getitem__, runs & grams), 0)
     for name in names:
         start = text.find(name) if name else -1
         while start >= 0:
-            covered.update(range(start, start + len(name)))
+            low, high = bisect.bisect_left(positions, start), bisect.bisect_left(positions, start + len(name))
+            held |= (1 << high) - (1 << low)  # the probes at start … start + len(name) - 1
             start = text.find(name, start + 1)
-    grams = bigrams(stuff) if grams is None else grams
-    novel = 0
-    for k, before, after in probes:
-        if before in grams or after in grams or k in covered:
-            continue
-        novel += 1
-    return novel / len(cjk)
+    return (len(probes) - held.bit_count()) / len(cjk)
+
+
+@functools.lru_cache(maxsize=1024)
+def _novelty_bits(claim: str) -> tuple[tuple[int, ...], dict[str, int], frozenset[str]]:
+    """For :func:`novelty`, once per claim: the probes' positions (ascending), and for each
+    two-character run ending or starting at a probe, a bit set of the probes it rescues."""
+    _, _, probes = _novelty_text(claim)
+    rescues: dict[str, int] = {}
+    for i, (_, before, after) in enumerate(probes):
+        rescues[before] = rescues.get(before, 0) | (1 << i)
+        rescues[after] = rescues.get(after, 0) | (1 << i)
+    return tuple(k for k, _, _ in probes), rescues, frozenset(rescues)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -65,7 +65,7 @@ class TermPostings:
     once per object (two threads may both run it; they compute the same thing).
     """
 
-    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_more_bits", "_whole", "df", "nbytes", "universe")
+    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_pairs", "_whole", "df", "nbytes", "universe")
 
     def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
@@ -75,8 +75,8 @@ class TermPostings:
         self._decode = decode
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
-        self._bits: npt.NDArray[np.uint8] | None = None
-        self._more_bits: npt.NDArray[np.uint8] | None = None  # with _bits, for TfWeights: tf > 1
+        self._bits: npt.NDArray[np.uint8 | np.uint16] | None = None
+        self._pairs: npt.NDArray[np.uint16] | None = None  # for TfWeights: _bits, and tf > 1 in the high byte
         self._lookups = 0
 
     def _state(self) -> tuple[Ids, WeightOf]:
@@ -128,7 +128,7 @@ class TermPostings:
     def _may_have_bits(self) -> bool:
         return bool(self.universe) and BITS_FROM_DF * self.df >= self.universe
 
-    def _membership(self) -> npt.NDArray[np.uint8] | None:
+    def _membership(self) -> npt.NDArray[np.uint8 | np.uint16] | None:
         """A bit per unit id, made at the second lookup of a term with df ≥ universe /
         ``BITS_FROM_DF`` (its bits take at most 4 bytes per posting): a kept term is then looked
         up without a binary search over its long list; a term read for one question never pays
@@ -140,33 +140,37 @@ class TermPostings:
                 mask = np.zeros(self.universe, bool)
                 ids, weight_of = self._state()
                 mask[ids] = True
-                packed = np.packbits(mask, bitorder="little")
+                packed: npt.NDArray[Any] = np.packbits(mask, bitorder="little")
                 if isinstance(weight_of, TfWeights):  # the same buffer, cleared where it was set
                     mask[ids] = False
                     mask[weight_of.more_ids] = True
-                    self._more_bits = np.packbits(mask, bitorder="little")
+                    # both bit sets in one array: byte k of the tf > 1 set in the high byte of item k,
+                    # so one gather reads both for a candidate (add_common); the shifts and the & 1
+                    # of weights_at read the low byte alone
+                    packed = packed.astype(np.uint16)
+                    packed |= np.packbits(mask, bitorder="little").astype(np.uint16) << 8
+                    self._pairs = packed
                 bits = self._bits = packed
         return bits
 
-    def _row(self, row: Weights, units: npt.NDArray[Any], probe: _Probe) -> None:
+    def _ready(self, probe: _Probe) -> TfWeights | None:
+        """This term's :class:`TfWeights` when both its bit sets exist and cover ``probe``'s
+        units (:func:`add_common` then looks it up with other terms at once), else None."""
+        if self._pairs is None or not probe.inside(self.universe):
+            return None
+        decoded = self._decoded
+        weight_of = decoded[1] if decoded is not None else None
+        return weight_of if isinstance(weight_of, TfWeights) else None
+
+    def _row(self, row: Weights, units: npt.NDArray[Any]) -> None:
         """``row[i]`` = this term's tf weight at ``units[i]`` where the unit holds it (the rest
-        left as they are): the same floats as :meth:`weights_at` gives for the hits."""
-        ids, weight_of = self._state()
+        left as they are): the weights of :meth:`weights_at` (a term :func:`add_common` cannot
+        look up with the others: no bit sets yet, another store's weights, units outside)."""
+        ids, _ = self._state()
         if ids.size == 0:
             return
-        bits = self._membership()
-        more_bits = self._more_bits
-        if bits is not None and more_bits is not None and probe.inside(self.universe):
-            assert isinstance(weight_of, TfWeights)
-            hit = (bits.take(probe.byte) & probe.mask).astype(bool)
-            np.copyto(row, probe.base(weight_of.base), where=hit)
-            if weight_of.more_ids.size:
-                more = np.flatnonzero(more_bits.take(probe.byte) & probe.mask)
-                if more.size:
-                    more_ids = weight_of.more_ids
-                    row[more] = weight_of.more_weights[np.searchsorted(more_ids, units[more])]
-            return
-        hit, weights = self.weights_at(units, _counted=True)  # this lookup is counted already
+        self._membership()  # counts this lookup (the bit sets are made at the second)
+        hit, weights = self.weights_at(units, _counted=True)
         row[hit] = weights
 
 
@@ -174,12 +178,13 @@ class _Probe:
     """Ascending candidate units prepared once for looking up many terms: the byte and bit of
     each in a bit set, and the base weights (:class:`TfWeights`) by base function."""
 
-    __slots__ = ("_bases", "_inside", "byte", "mask", "units")
+    __slots__ = ("_bases", "_inside", "byte", "mask", "pair_mask", "units")
 
     def __init__(self, units: npt.NDArray[Any]) -> None:
         self.units = units
-        self.byte = units >> 3
+        self.byte = (units >> 3).astype(np.intp)  # gathers index by intp (no conversion per gather)
         self.mask = np.left_shift(1, units & 7).astype(np.uint8)
+        self.pair_mask = self.mask * np.uint16(257)  # the same bit in each byte of a 2-byte item
         self._inside: dict[int, bool] = {}
         self._bases: dict[int, Weights] = {}
 
@@ -203,17 +208,48 @@ def add_common(scores: Weights, units: npt.NDArray[Any], terms: list[tuple[TermP
     (BM25's common terms at its candidates): every term's weights in one row of a matrix (its
     misses 0), the matrix multiplied by the idfs, the rows added in the terms' order — for each
     unit the same additions of the same floats as term by term (a miss adds 0.0; scores are
-    never -0.0). A term with both bit sets is looked up with a few whole-row operations and the
-    candidates' base weights computed once; any other term by :meth:`TermPostings.weights_at`."""
+    never -0.0). The terms with both bit sets are looked up together: one gather of each bit
+    set into a matrix, then a few whole-matrix operations for all of them (the candidates'
+    base weights computed once); any other term by :meth:`TermPostings.weights_at`."""
     if not terms or units.size == 0:
         return
-    rows = np.zeros((len(terms), units.size))
+    rows = np.empty((len(terms), units.size))
     probe = _Probe(units)
-    for row, (term, _) in zip(rows, terms, strict=True):
-        term._row(row, units, probe)
+    batched: dict[int, list[tuple[int, TermPostings, TfWeights]]] = {}  # by base function
+    for k, (term, _) in enumerate(terms):
+        weight_of = term._ready(probe)
+        if weight_of is None:
+            rows[k] = 0.0
+            term._row(rows[k], units)
+        else:
+            batched.setdefault(id(weight_of.base), []).append((k, term, weight_of))
+    for group in batched.values():
+        _batched_rows(rows, probe, group)
     rows *= np.asarray([idf for _, idf in terms])[:, None]
     for row in rows:
         scores += row
+
+
+def _batched_rows(rows: Weights, probe: _Probe, group: list[tuple[int, TermPostings, TfWeights]]) -> None:
+    """Rows of terms that have both bit sets and one base function: ``rows[k]`` = the base weight
+    where the unit holds term k, the tf > 1 weight where it holds it more than once, else 0."""
+    pairs = np.empty((len(group), probe.units.size), np.uint16)
+    for j, (_, term, _) in enumerate(group):
+        term._pairs.take(probe.byte, out=pairs[j])  # type: ignore[union-attr]
+    pairs &= probe.pair_mask  # the candidate's bit, in both bytes
+    block = probe.base(group[0][2].base) * pairs.astype(bool)  # base × 1.0 where held (tf > 1 too), else 0.0
+    cells = np.flatnonzero(pairs > 255)  # (term, candidate) cells with tf > 1, by term
+    if cells.size:
+        term_at, unit_at = np.divmod(cells, probe.units.size)
+        held_more = probe.units[unit_at]
+        bounds = np.searchsorted(term_at, np.arange(len(group) + 1)).tolist()
+        weights = np.empty(cells.size)
+        for j, (_, _, weight_of) in enumerate(group):
+            a, b = bounds[j], bounds[j + 1]
+            if a < b:
+                weights[a:b] = weight_of.more_weights.take(np.searchsorted(weight_of.more_ids, held_more[a:b]))
+        block[term_at, unit_at] = weights
+    rows[[k for k, _, _ in group]] = block
 
 
 def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:

@@ -116,7 +116,8 @@ class Index:
         self._postings_cache = PostingsCache(postings_cache_bytes)
         # lookups remembered for this open version, as PgStore does (each emptied when full)
         self._acl_of: dict[Any, str | None] = {}
-        self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty)
+        self._kinds: dict[str, set[str]] = {}  # name → kinds (names only)
+        self._no_names: set[str] = set()  # looked up, and no name of the caller's
         self._keys: dict[tuple[str, str], bool] = {}
         self._absent_terms: set[int] = set()  # terms with no visible postings row
         self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
@@ -124,6 +125,7 @@ class Index:
         self._key_row_count = 0
         self._fields: dict[str, list[str]] = {}
         self._folded: dict[str, set[tuple[str, str]]] = {}  # folded text → its (name, kind) pairs
+        self._no_folded: set[str] = set()  # folded texts no name folds to
         self._warned: dict[tuple[Any, ...], list[tuple[str, int, str, str]]] = {}
         self._any_warned_line: bool | None = None  # does this version hold a warned line at all?
         self._db = self._open(self.path)
@@ -354,8 +356,13 @@ class Index:
     def name_kinds(self, candidates: Iterable[str]) -> dict[str, set[str]]:
         """Which of ``candidates`` are names in the corpus, and of what ("subject", "field")."""
         memo = self._remembered(self._kinds)
+        absent = self._no_names
+        if len(absent) >= MEMO_ENTRIES:
+            absent.clear()
         get = memo.get
-        known = {n: get(n) for n in candidates}
+        # most candidates (every substring of a question) are no name, and known to be: a set
+        # difference drops them in C before the rest is looked up one by one
+        known = {n: get(n) for n in set(candidates) - absent}
         fetched: dict[str, set[str]] = {n: set() for n in sorted(n for n, k in known.items() if k is None)}  # absent: empty
         for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
@@ -365,19 +372,24 @@ class Index:
                 chunk,
             ):
                 fetched[name].add(_KINDS[kind])
-        memo.update(fetched)  # published whole (other threads may read the memo meanwhile)
+        memo.update((n, kinds) for n, kinds in fetched.items() if kinds)  # others may read meanwhile
+        absent.update(n for n, kinds in fetched.items() if not kinds)  # only once its lookup is done
         known.update(fetched)
         hits = {n: kinds for n, kinds in known.items() if kinds}
         return {n: set(hits[n]) for n in sorted(hits)}  # in name order
 
     def folded_name_kinds(self, candidates: Iterable[str]) -> dict[str, set[tuple[str, str]]]:
         """folded text → {(name, kind)} of the names that fold to it (itself included)."""
-        wanted = sorted(set(candidates))
+        wanted = set(candidates)
         found: dict[str, set[tuple[str, str]]] = {}
         for name, kinds in self.name_kinds(wanted).items():
             found.setdefault(name, set()).update((name, k) for k in kinds)
-        memo = self._remembered(self._folded)  # folded text → the names folding to it (absent: empty)
-        known = {n: memo.get(n) for n in wanted}
+        memo = self._remembered(self._folded)  # folded text → the names folding to it
+        absent = self._no_folded
+        if len(absent) >= MEMO_ENTRIES:
+            absent.clear()
+        get = memo.get
+        known = {n: get(n) for n in sorted(wanted - absent)}
         fetched: dict[str, set[tuple[str, str]]] = {n: set() for n, pairs in known.items() if pairs is None}
         for chunk in _chunks(list(fetched)):
             marks = ",".join("?" * len(chunk))
@@ -387,7 +399,8 @@ class Index:
                 chunk,
             ):
                 fetched[folded].add((name, _KINDS[kind]))
-        memo.update(fetched)
+        memo.update((n, pairs) for n, pairs in fetched.items() if pairs)
+        absent.update(n for n, pairs in fetched.items() if not pairs)
         known.update(fetched)
         for folded, pairs in known.items():
             if pairs:

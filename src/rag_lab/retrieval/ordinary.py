@@ -61,14 +61,26 @@ LEAD_INS: tuple[str, ...] = tuple(
 BRACKETS = "《》〈〉「」『』“”\"'‘’()（）[]【】"
 
 
+def _by_first(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    grouped: dict[str, list[str]] = {}
+    for phrase in phrases:
+        grouped.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(group) for first, group in grouped.items()}
+
+
+_PHRASES_BY_FIRST = _by_first(ORDINARY_PHRASES)
+_LEAD_INS_BY_FIRST = _by_first(LEAD_INS)
+
+
 def ordinary_spans(question: str) -> list[tuple[int, int]]:
-    """Every ``[start, end)`` where an ordinary phrase occurs in ``question``."""
+    """Every ``[start, end)`` where an ordinary phrase occurs in ``question`` (each position
+    tried against the phrases beginning with its character, not every phrase searched for)."""
     spans = []
-    for phrase in ORDINARY_PHRASES:
-        start = question.find(phrase)
-        while start >= 0:
-            spans.append((start, start + len(phrase)))
-            start = question.find(phrase, start + 1)
+    get = _PHRASES_BY_FIRST.get
+    for start, ch in enumerate(question):
+        for phrase in get(ch, ()):
+            if question.startswith(phrase, start):
+                spans.append((start, start + len(phrase)))
     return sorted(spans)
 
 
@@ -91,7 +103,7 @@ def strip_lead_ins(text: str) -> str:
     while changed:
         changed = False
         text = text.lstrip(" \u3000\t，,。？?！!：:；;…~～-—" + BRACKETS)
-        for lead in LEAD_INS:
+        for lead in _LEAD_INS_BY_FIRST.get(text[:1], ()):  # LEAD_INS' order, among those that can match
             if text.startswith(lead):
                 text, changed = text[len(lead) :], True
                 break

@@ -69,12 +69,18 @@ def check_question(question: object) -> str:
         raise QuestionError(
             f"the question is {len(question)} code points long; the limit is {MAX_QUESTION_CHARS}"
         )
-    for offset, char in enumerate(question):
-        if unicodedata.category(char) == "Cc" and char not in "\t\n\r":
-            raise QuestionError(
-                f"the question holds control character U+{ord(char):04X} at code point {offset}; remove it"
-            )
+    control = _CONTROL.search(question)
+    if control is not None:
+        raise QuestionError(
+            f"the question holds control character U+{ord(control.group()):04X} at code point "
+            f"{control.start()}; remove it"
+        )
     return question
+
+
+#: Unicode's category Cc (U+0000–U+001F, U+007F–U+009F, a set the standard keeps fixed) but tab,
+#: line feed and carriage return.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -180,21 +186,31 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
     shortest, longest = source.name_length_range()
     if longest == 0:
         return []
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for start in range(len(question)):
-        for end in range(start + max(shortest, 1), min(start + longest, len(question)) + 1):
-            spans.setdefault(question[start:end], []).append((start, end))
-    known = source.name_kinds(spans)
+    size = len(question)
+    low = max(shortest, 1)
+    known = source.name_kinds(
+        {question[start:end] for start in range(size) for end in range(start + low, min(start + longest, size) + 1)}
+    )
     ordinary = ordinary_spans(question)
     edges = frozenset(p for name in known for s, e in spans[name] for p in (s, e))
     found = [
         Match(s, e, name, frozenset(kinds))
         for name, kinds in known.items()
-        for s, e in spans[name]
+        for s, e in _occurrences(question, name)  # a known name is one of the substrings looked up
         if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
         and not splits_latin_word(question, s, e, edges)  # sts-8 in sts-85, ngc in ngc 641 are not names
     ]
     return sorted(found, key=lambda m: (m.start, m.end))
+
+
+def _occurrences(text: str, name: str) -> list[tuple[int, int]]:
+    """Every ``[start, end)`` of ``name`` in ``text``, overlapping ones included, by start."""
+    found = []
+    start = text.find(name)
+    while start >= 0:
+        found.append((start, start + len(name)))
+        start = text.find(name, start + 1)
+    return found
 
 
 def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
@@ -206,18 +222,22 @@ def find_folded_matches(question: str, source: EvidenceSource) -> list[Match]:
     shortest, longest = source.name_length_range()
     if longest == 0 or folded == question:
         return []
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for start in range(len(folded)):
-        for end in range(start + max(shortest, 1), min(start + longest, len(folded)) + 1):
-            if (start == 0 or origin[start - 1] != origin[start]) and (
-                end == len(folded) or origin[end] != origin[end - 1]
-            ):
-                spans.setdefault(folded[start:end], []).append((origin[start], origin[end - 1] + 1))
+    size = len(folded)
+    # a folded span must start and end at a boundary of the question's code points
+    starts = [k for k in range(size) if k == 0 or origin[k - 1] != origin[k]]
+    ends = {k for k in range(1, size + 1) if k == size or origin[k] != origin[k - 1]}
+    low = max(shortest, 1)
+    if len(starts) == size:  # each code point folded to one: every span is at a boundary
+        texts = {folded[a:b] for a in starts for b in range(a + low, min(a + longest, size) + 1)}
+    else:
+        texts = {folded[a:b] for a in starts for b in range(a + low, min(a + longest, size) + 1) if b in ends}
+    is_start = set(starts)
     ordinary = ordinary_spans(question)
     found: dict[tuple[int, int, str], set[str]] = {}
-    for text, pairs in source.folded_name_kinds(spans).items():
+    for text, pairs in source.folded_name_kinds(texts).items():
+        spans = [(origin[a], origin[b - 1] + 1) for a, b in _occurrences(folded, text) if a in is_start and b in ends]
         for name, kind in pairs:
-            for s, e in spans[text]:
+            for s, e in spans:
                 if not is_ordinary(name, s, e, ordinary) and not splits_latin_word(question, s, e):
                     found.setdefault((s, e, name), set()).add(kind)
     return [Match(s, e, name, frozenset(kinds)) for (s, e, name), kinds in sorted(found.items())]

@@ -56,9 +56,12 @@ def bm25(question: str, index: Store) -> tuple[Ids, Scores, float]:
     rest = by_df[len(pool) :]
     wholes = [p.whole() for _, p in pool]
     ids = np.concatenate([w[0] for w in wholes])
-    weights = np.concatenate([w[1] * idf(p.df) for w, (_, p) in zip(wholes, pool, strict=True)])
-    unique, inverse = _unique(ids, len(pool) == 1)
-    scores: Scores = np.bincount(inverse, weights=weights).astype(np.float64)
+    weights: Scores = np.concatenate([w[1] * idf(p.df) for w, (_, p) in zip(wholes, pool, strict=True)])
+    if len(pool) == 1:  # one term's ids: ascending and distinct, each score its one weight
+        unique, scores = ids, weights  # (= the bincount over them: 0.0 + w is w, weights are > 0)
+    else:
+        unique, inverse = _unique(ids, False)
+        scores = np.bincount(inverse, weights=weights).astype(np.float64, copy=False)
     add_common(scores, unique, [(term, idf(term.df)) for _, term in rest])
     ceiling = (k1 + 1) * sum(idf(p.df) for p in postings.values())
     return unique.astype(np.int64), scores, math.ceil(ceiling + 1.0)
@@ -106,6 +109,8 @@ def _with_lifted(ids: Ids, scores: Scores, lifted: Ids) -> tuple[Ids, Scores]:
     known = at < ids.size
     known[known] = ids[at[known]] == lifted[known]
     fresh = ~known
+    if not fresh.any():  # every lifted unit was scored (the usual case): nothing to insert
+        return ids.copy(), scores.copy()
     merged: Ids = np.insert(ids, at[fresh], lifted[fresh])
     merged_scores: Scores = np.insert(scores, at[fresh], 0.0)
     return merged, merged_scores

@@ -61,6 +61,9 @@ class SourceReader:
         self._digests: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
         self._resolved: dict[str, tuple[str | None, str | None]] = {}
+        # folders below the real ROOT found to be no symlink, once per reader (the sources of a
+        # request share their first folders: documents/, documents/012/)
+        self._folders: set[str] = set()
 
     @property
     def real_root(self) -> Path:
@@ -107,21 +110,26 @@ class SourceReader:
 
     def _inside(self, parts: Sequence[str]) -> str | None:
         """``(ROOT / parts).resolve()`` without resolving ROOT again: when no part below the
-        resolved ROOT is a symlink (one ``lstat`` per part, as ``realpath`` does; ``..`` is
-        refused before), the real path is the resolved ROOT joined with the parts. None at a
-        symlink: the caller resolves the whole path."""
+        resolved ROOT is a symlink (one ``lstat`` per part, as ``realpath`` does, a folder once
+        per reader; ``..`` is refused before), the real path is the resolved ROOT joined with the
+        parts. None at a symlink: the caller resolves the whole path."""
         if os.sep != "/":  # pragma: no cover - the joins below are POSIX paths
             return None
         base = self._real_root_text
         current = base
-        for part in parts:
+        checked = self._folders
+        for last, part in enumerate(parts, 1 - len(parts)):  # last == 0 at the final part
             current = current + "/" + part if current != "/" else "/" + part
+            if last and current in checked:  # a folder this request saw a real, existing folder
+                continue
             try:
                 mode = os.lstat(current).st_mode
             except OSError:  # absent (or unreadable): realpath keeps the rest as written
                 break
             if stat.S_ISLNK(mode):
                 return None
+            if last:
+                checked.add(current)
         if not parts:
             return base
         return (base if base != "/" else "") + "/" + "/".join(parts)

@@ -192,11 +192,12 @@ def find_matches(question: str, source: EvidenceSource) -> list[Match]:
         {question[start:end] for start in range(size) for end in range(start + low, min(start + longest, size) + 1)}
     )
     ordinary = ordinary_spans(question)
-    edges = frozenset(p for name in known for s, e in spans[name] for p in (s, e))
+    places = {name: _occurrences(question, name) for name in known}  # each known name was looked up
+    edges = frozenset(p for spans in places.values() for s, e in spans for p in (s, e))
     found = [
         Match(s, e, name, frozenset(kinds))
         for name, kinds in known.items()
-        for s, e in _occurrences(question, name)  # a known name is one of the substrings looked up
+        for s, e in places[name]
         if not is_ordinary(name, s, e, ordinary)  # 是 in 是什么 is the word, not a name
         and not splits_latin_word(question, s, e, edges)  # sts-8 in sts-85, ngc in ngc 641 are not names
     ]
@@ -560,7 +561,7 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
         return parsed
     found = parsed.field_matches.get((subject, field_name))
     if found is not None:  # 怎么解释委屈 / 如何预防湿疹: the words that named the field are a name found too
-        known |= {p for piece in found.asked.split("…") if len(piece) > 1 for w in _spans_of(piece, question) for p in w}
+        known |= {p for piece in found.asked.split("…") if len(piece) > 1 for w in _occurrences(question, piece) for p in w}
     numbered = [numbered_after(question, m.end) for m in mine]
     if all(numbered):  # 奔跑吧兄弟第一季: a season, edition or part of the subject is another name
         return _inside_unknown(parsed, question[mine[0].start : mine[0].end + len(numbered[0])])
@@ -571,15 +572,6 @@ def _short_subject_apart(question: str, parsed: ParsedQuestion) -> ParsedQuestio
     if any(stands_apart(question, m.start, m.end, known) for m in mine):
         return _possessor_apart(question, parsed, mine)
     return _inside_unknown(parsed, enclosing_name(question, mine[0].start, mine[0].end, known))
-
-
-def _spans_of(piece: str, question: str) -> list[tuple[int, int]]:
-    """Every ``[start, end)`` where ``piece`` occurs in ``question``."""
-    found, at = [], question.find(piece)
-    while at >= 0:
-        found.append((at, at + len(piece)))
-        at = question.find(piece, at + 1)
-    return found
 
 
 def _inside_unknown(parsed: ParsedQuestion, name: str) -> ParsedQuestion:

@@ -149,7 +149,12 @@ PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}
 REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
 #: cause words that point back to what was said before (a consequence follows them)
 BACKWARD_RE = re.compile(r"因此|所以|因而|故而|故此")
-REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
+#: 以/因 … 而闻名: what something is known for is said as its cause (以身为…的头号打手而闻名)
+_KNOWN_FOR = r"[以因][^，。；！？,;!?]{1,30}?而(?:闻名|著称|著名|知名|出名|成名)"
+REASON_RE = re.compile(
+    r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为"
+    r"|皆因|因其|乃因|只因|正因|以防|以免|旨在|以期|" + _KNOWN_FOR
+)
 _DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
 DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
 PATTERNS = {

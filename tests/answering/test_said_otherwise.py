@@ -1,0 +1,41 @@
+"""What a sentence says in other words than the question (docs/prose.md): purpose and fame as reasons."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_lab.answering.answer_types import AnswerType, typed_values
+from rag_lab.answering.prose import support_check
+
+
+def sentence(text: str, title: str) -> dict:
+    return {"text": text, "value": text, "kind": "sentence", "title": title, "headings": []}
+
+
+def result(question: str, text: str, title: str) -> str:
+    support = support_check(question, sentence(text, title))
+    return "ok" if support.ok else str(support.problem)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "title", "expected"),
+    [
+        ("希腊人为什么封锁了隘道？", "希腊人封锁了隘道，以防止敌军从小径迂回。", "温泉关", "ok"),  # purpose: 以防
+        ("他为什么每天练习？", "他每天练习，以免比赛时失误。", "符泳", "ok"),
+        ("为什么他在大埔有很多粉丝？", "他在大埔有很多粉丝，皆因他是土生土长的大埔人。", "吕志兴", "ok"),
+        ("兰比尔因为什么而闻名？", "兰比尔以凶猛的球风而闻名。", "兰比尔", "ok"),  # 以…而闻名: what it is known for
+        ("兰比尔因为什么而闻名？", "兰比尔球风凶猛而闻名。", "兰比尔", "answer_type"),  # no 以/因 before 而
+    ],
+)
+def test_reasons_said_as_purpose_or_fame(question: str, text: str, title: str, expected: str) -> None:
+    assert result(question, text, title) == expected
+
+
+def test_cause_words_are_whole_words() -> None:
+    assert typed_values(AnswerType.REASON, "影响因素很多，基因也有作用。") == []
+    assert [v for *_, v in typed_values(AnswerType.REASON, "因其作品而闻名")] == ["因其"]
+
+
+def test_known_for_is_one_value() -> None:
+    found = [v for *_, v in typed_values(AnswerType.REASON, "她以系列儿童小说而著名。")]
+    assert found == ["以系列儿童小说而著名"]

@@ -1,9 +1,11 @@
-"""What a sentence says in other words than the question (docs/prose.md): purpose and fame as reasons."""
+"""What a sentence says in other words than the question (docs/prose.md): purpose and fame as
+reasons, the clause after an anchor that ends its clause."""
 
 from __future__ import annotations
 
 import pytest
 
+from rag_lab.answering.align import aligned_span
 from rag_lab.answering.answer_types import AnswerType, typed_values
 from rag_lab.answering.prose import support_check
 
@@ -39,3 +41,22 @@ def test_cause_words_are_whole_words() -> None:
 def test_known_for_is_one_value() -> None:
     found = [v for *_, v in typed_values(AnswerType.REASON, "她以系列儿童小说而著名。")]
     assert found == ["以系列儿童小说而著名"]
+
+
+def test_the_clause_after_an_anchor_that_ends_its_clause() -> None:
+    text = "从那时起，温泉关的名字就被用来形容，以少数的兵力英勇抵抗更强大的敌人。"
+    assert [v for *_, v in aligned_span("温泉关的名字被用来形容什么？", text)] == ["以少数的兵力英勇抵抗更强大的敌人"]
+    assert result("温泉关的名字被用来形容什么？", text, "温泉关") == "ok"
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        # a name stands at the anchor, not in the next clause
+        ("国家图书馆首位副馆长是谁？", "他是国家图书馆首位副馆长，同时是首位代理馆长。"),
+        # X是什么 is answered where the sentence's 是 stands (Z是X), not after X
+        ("张雨生的第六张国语专辑是什么？", "这是张雨生发行的第六张国语专辑，专辑中的歌曲皆由他创作。"),
+    ],
+)
+def test_no_next_clause_for_names_or_copulas(question: str, text: str) -> None:
+    assert aligned_span(question, text) == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from rag_lab.answering.answer_types import TYPE_WORDS, AnswerType
+from rag_lab.answering.answer_types import NAME_WORDS, PLACE_WORDS, TYPE_WORDS, AnswerType
 from rag_lab.answering.terms import WH_HEAD, bigrams, norm
 
 #: answer types whose value may also be found by aligning the question with the sentence
@@ -86,7 +86,10 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
         return []
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
-    spans = _align(question, text, t, left, right)
+    # the next clause may say it (被用来形容，以…) — not for a name or place (谁, 哪里: the value stands
+    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X)
+    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and not left.endswith("是")
+    spans = _align(question, text, t, left, right, onward=onward)
     ends = (left, left.rstrip(_TRAILING), found.group())  # 又叫什么, 的别名是什么, 有什么美誉
     asked = next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")
     said = [c for c in CUE_WORDS.get(asked, ()) if c in t]
@@ -107,7 +110,7 @@ def _novel(question: str, span: str) -> bool:
 
 
 def _align(
-    question: str, text: str, t: str, left: str, right: str, inverted: bool = False
+    question: str, text: str, t: str, left: str, right: str, inverted: bool = False, onward: bool = False
 ) -> list[tuple[int, int, str]]:
     start, end = 0, len(t)
     if left:
@@ -136,6 +139,9 @@ def _align(
         stop = CLAUSE_RE.search(t, start)
         if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
             start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
+            stop = CLAUSE_RE.search(t, start)
+        elif onward and stop and stop.group() in "，," and not t[start : stop.start()].strip():
+            start = stop.end()  # 被用来形容，以少数的兵力… — the anchor ends its clause: the next one says it
             stop = CLAUSE_RE.search(t, start)
         end = stop.start() if stop else len(t)
     if right and not left:

@@ -1,11 +1,11 @@
 """What a sentence says in other words than the question (docs/prose.md): purpose and fame as
-reasons, the clause after an anchor that ends its clause."""
+reasons, the clause after an anchor that ends its clause, and verbs said by a synonym."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag_lab.answering.align import aligned_span
+from rag_lab.answering.align import CUE_WORDS, SYNONYM_CUES, aligned_span
 from rag_lab.answering.answer_types import AnswerType, typed_values
 from rag_lab.answering.prose import support_check
 
@@ -60,3 +60,24 @@ def test_the_clause_after_an_anchor_that_ends_its_clause() -> None:
 )
 def test_no_next_clause_for_names_or_copulas(question: str, text: str) -> None:
     assert aligned_span(question, text) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "title", "expected"),
+    [
+        ("2007年，西贡商信银行获得了什么奖项？", "在2007年9月11日，该银行荣获2007年越南最佳零售银行奖。", "西贡商信银行", "ok"),
+        ("佩内塔擅长什么战术？", "佩内塔攻防平衡，善于稳定的底线相持与网前战术。", "佩内塔", "ok"),
+        ("《越南亡国史》讲述了什么内容？", "本书记述了越南近代历史与爱国志士们的抗法活动。", "越南亡国史", "ok"),
+        # a bare morpheme is no synonym: 获 alone does not say 获得
+        ("2007年，西贡商信银行获得了什么奖项？", "在2007年9月11日，该银行获2007年越南最佳零售银行奖。", "西贡商信银行", "terms"),
+        # 造成 is not 引起 said otherwise here: the effect comes first (…造成宫颈破裂，…发生羊水栓塞)
+        ("羊水栓塞会引起什么症状？", "使用催生素催生，造成宫颈破裂，产妇较易发生羊水栓塞。", "羊水栓塞", "terms"),
+    ],
+)
+def test_verbs_said_by_a_synonym(question: str, text: str, title: str, expected: str) -> None:
+    assert result(question, text, title) == expected
+
+
+def test_synonyms_are_words_not_morphemes() -> None:
+    assert all(len(cue) >= 2 for cues in SYNONYM_CUES.values() for cue in cues)
+    assert all(CUE_WORDS[word] == cues for word, cues in SYNONYM_CUES.items())

@@ -44,12 +44,25 @@ ALIAS_CUES = (
 _ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
 #: where a sentence gives a thing's name (专栏仍名为“梧桐树专栏”): the cues of 名字/名称
 NAMING_CUES = ("名为", "名叫", "取名为", "取名", "命名为", "定名为", "称为", "叫做")
+#: common verbs and the verbs of the same sense a sentence says instead (获得 — 荣获/赢得, 擅长 —
+#: 善于): whole words of two or more characters only, never a bare morpheme (任, 获), which is
+#: part of too many other words
+SYNONYM_CUES: dict[str, tuple[str, ...]] = {
+    "获得": ("荣获", "获颁", "赢得", "夺得", "获选", "获授", "荣膺", "摘得", "取得"),
+    "得到": ("获得", "荣获", "获颁", "赢得", "取得", "获赐"),
+    "创造": ("缔造", "创下"),
+    "擅长": ("善于", "擅于", "精于", "长于"),
+    "引起": ("引致", "引发"),
+    "讲述": ("记述", "叙述", "描述", "描写", "讲的是"),
+    "创作": ("原作", "写作", "撰写", "编写", "谱写"),
+}  # fmt: skip
 #: question words a sentence says by a cue instead (猴面包树的别名 — …，又名猢狲树; 美誉 — 被誉为…): the
 #: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
 CUE_WORDS: dict[str, tuple[str, ...]] = {
     **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
     "美誉": ("誉为", "美称", "之誉"), "出生地": ("出生于", "生于", "出生在"), "出生": ("生于",),
     **{w: NAMING_CUES for w in ("名字", "名称")},
+    **SYNONYM_CUES,
 }  # fmt: skip
 
 

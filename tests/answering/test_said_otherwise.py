@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rag_lab.answering.align import CUE_WORDS, SYNONYM_CUES, aligned_span
-from rag_lab.answering.answer_types import AnswerType, typed_values
-from rag_lab.answering.prose import support_check
+from rag_lab.answering.answer_types import AnswerType, answer_type, typed_values
+from rag_lab.answering.prose import content_terms, support_check
 
 
 def sentence(text: str, title: str) -> dict:
@@ -81,3 +81,10 @@ def test_verbs_said_by_a_synonym(question: str, text: str, title: str, expected:
 def test_synonyms_are_words_not_morphemes() -> None:
     assert all(len(cue) >= 2 for cues in SYNONYM_CUES.values() for cue in cues)
     assert all(CUE_WORDS[word] == cues for word, cues in SYNONYM_CUES.items())
+
+
+def test_question_word_leftovers() -> None:
+    assert answer_type("琴娜·杜普洛因什么而著名？")[0] == AnswerType.REASON  # 因什么 asks why
+    assert content_terms("这个计划由谁来主持？") == ["计划", "主持"]  # 来 links the question word to its verb
+    assert content_terms("威拍哇丽兰室路是以什么来命名的？") == ["威拍哇丽兰室路", "命名"]
+    assert "来" in content_terms("硬枝黄蝉的名称是怎么来的？")  # 来 is the verb here

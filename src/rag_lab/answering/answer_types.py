@@ -146,7 +146,7 @@ _PLACE_END = (
 YEAR_RE = re.compile(r"(?:公元前?)?\d{3,4}年")
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
-REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+REASON_WORDS = ("为什么", "为何", "因什么", "什么原因", "原因是什么", "原因为何")
 #: cause words that point back to what was said before (a consequence follows them)
 BACKWARD_RE = re.compile(r"因此|所以|因而|故而|故此")
 #: 以/因 … 而闻名: what something is known for is said as its cause (以身为…的头号打手而闻名)

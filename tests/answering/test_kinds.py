@@ -74,3 +74,28 @@ def test_an_instance_must_stand_in_a_clause_that_says_the_question() -> None:
 def test_other_kinds_stay_terms() -> None:
     support = support_check("牛佬的爱好是什么？", sentence("牛佬，香港漫画家。", "牛佬"))
     assert not support.ok and support.missing == ("爱好",)
+
+
+
+def test_a_kind_the_sentence_names_is_left_to_the_aligned_span() -> None:
+    # 放弃了漫画家的职业 names the kind: no instance stands in for it (the aligned span finds nothing after 职业)
+    support = support_check("牛佬的职业是什么？", sentence("牛佬后来放弃了漫画家的职业。", "牛佬"))
+    assert not support.ok and support.problem == "answer_type" and support.values == ()
+
+
+def test_two_sentences_naming_the_same_instance_are_no_tie() -> None:
+    from datetime import date
+
+    from rag_lab.answering.prose import decide_prose
+
+    def unit(n: int, text: str) -> dict:
+        return {**sentence(text, "牛佬"), "evidence_id": f"e{n}", "sha256": "s", "source": "a.md",
+                "span": [n * 100, n * 100 + len(text)], "parent_span": [0, 1000]}  # fmt: skip
+
+    question = "牛佬的职业是什么？"
+    first, second = unit(1, "牛佬，香港漫画家，原名文启明。"), unit(2, "牛佬是香港漫画家中最多作品被拍成电影的。")
+    other = unit(3, "牛佬，香港演员，原名文启明。")
+    agreeing = decide_prose(question, [first, second], [], date(2024, 1, 1))
+    assert agreeing is not None and agreeing.answer == first["text"] and len(agreeing.cited) == 1
+    differing = decide_prose(question, [first, other], [], date(2024, 1, 1))
+    assert differing is not None and differing.answer is None and "equally well" in differing.message

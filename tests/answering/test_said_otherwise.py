@@ -83,6 +83,14 @@ def test_synonyms_are_words_not_morphemes() -> None:
     assert all(CUE_WORDS[word] == cues for word, cues in SYNONYM_CUES.items())
 
 
+def test_a_date_range_is_one_value() -> None:
+    question = "1996年2月至4月，吴双战担任什么职务？"
+    said = "1996年2月至4月担任武警部队副司令员兼参谋长、武警部队党委委员。"
+    other = "1993年4月至1996年2月担任武警部队参谋长、武警部队党委委员。"  # the same numbers, another time
+    assert result(question, said, "吴双战") == "ok"
+    assert result(question, other, "吴双战") == "terms"
+
+
 def test_question_word_leftovers() -> None:
     assert answer_type("琴娜·杜普洛因什么而著名？")[0] == AnswerType.REASON  # 因什么 asks why
     assert content_terms("这个计划由谁来主持？") == ["计划", "主持"]  # 来 links the question word to its verb

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
+    DATE_RANGE_RE,
     DYNASTY_RE,
     AnswerType,
     answer_type,
@@ -144,7 +145,12 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     cued = said_by_cue(terms, norm(text))
     own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
     # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
-    kinds_found = {k: found for k in kinds_asked(terms, answer_heads(question)) if (found := instances(k, text))}
+    # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
+    kinds_found = {
+        k: found
+        for k in kinds_asked(terms, answer_heads(question))
+        if k not in norm(text) and (found := instances(k, text))
+    }
     own_grams |= set().union(*(term_grams(k) for k in kinds_found if k in terms), set())
     own_grams |= credited
     named, pieces = split_by_context(terms, context)
@@ -162,6 +168,8 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
         missing = ()
     haystack = norm(text) + " " + norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
+    # a date range of the question (1996年2月至4月) is one value: its dates in another order say another time
+    strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(norm(question)))
     question_n = norm(question)
     values = _typed(question, kind, word, text, grams & own_grams)
     stand_in = not values and kind in ALIGNED_TYPES

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from rag_lab.answering.answer_types import TYPE_WORDS, AnswerType
+from rag_lab.answering.answer_types import NAME_WORDS, PLACE_WORDS, TYPE_WORDS, AnswerType
 from rag_lab.answering.terms import WH_HEAD, bigrams, norm
 
 #: answer types whose value may also be found by aligning the question with the sentence
@@ -44,12 +44,25 @@ ALIAS_CUES = (
 _ALIAS_CUE_RE = re.compile("|".join(re.escape(c) for c in sorted(ALIAS_CUES, key=len, reverse=True)))
 #: where a sentence gives a thing's name (专栏仍名为“梧桐树专栏”): the cues of 名字/名称
 NAMING_CUES = ("名为", "名叫", "取名为", "取名", "命名为", "定名为", "称为", "叫做")
+#: common verbs and the verbs of the same sense a sentence says instead (获得 — 荣获/赢得, 擅长 —
+#: 善于): whole words of two or more characters only, never a bare morpheme (任, 获), which is
+#: part of too many other words
+SYNONYM_CUES: dict[str, tuple[str, ...]] = {
+    "获得": ("荣获", "获颁", "赢得", "夺得", "获选", "获授", "荣膺", "摘得", "取得"),
+    "得到": ("获得", "荣获", "获颁", "赢得", "取得", "获赐"),
+    "创造": ("缔造", "创下"),
+    "擅长": ("善于", "擅于", "精于", "长于"),
+    "引起": ("引致", "引发"),
+    "讲述": ("记述", "叙述", "描述", "描写", "讲的是"),
+    "创作": ("原作", "写作", "撰写", "编写", "谱写"),
+}  # fmt: skip
 #: question words a sentence says by a cue instead (猴面包树的别名 — …，又名猢狲树; 美誉 — 被誉为…): the
 #: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
 CUE_WORDS: dict[str, tuple[str, ...]] = {
     **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
     "美誉": ("誉为", "美称", "之誉"), "出生地": ("出生于", "生于", "出生在"), "出生": ("生于",),
     **{w: NAMING_CUES for w in ("名字", "名称")},
+    **SYNONYM_CUES,
 }  # fmt: skip
 
 
@@ -86,7 +99,10 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
         return []
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
-    spans = _align(question, text, t, left, right)
+    # the next clause may say it (被用来形容，以…) — not for a name or place (谁, 哪里: the value stands
+    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X)
+    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and not left.endswith("是")
+    spans = _align(question, text, t, left, right, onward=onward)
     ends = (left, left.rstrip(_TRAILING), found.group())  # 又叫什么, 的别名是什么, 有什么美誉
     asked = next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")
     said = [c for c in CUE_WORDS.get(asked, ()) if c in t]
@@ -107,7 +123,7 @@ def _novel(question: str, span: str) -> bool:
 
 
 def _align(
-    question: str, text: str, t: str, left: str, right: str, inverted: bool = False
+    question: str, text: str, t: str, left: str, right: str, inverted: bool = False, onward: bool = False
 ) -> list[tuple[int, int, str]]:
     start, end = 0, len(t)
     if left:
@@ -136,6 +152,9 @@ def _align(
         stop = CLAUSE_RE.search(t, start)
         if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
             start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
+            stop = CLAUSE_RE.search(t, start)
+        elif onward and stop and stop.group() in "，," and not t[start : stop.start()].strip():
+            start = stop.end()  # 被用来形容，以少数的兵力… — the anchor ends its clause: the next one says it
             stop = CLAUSE_RE.search(t, start)
         end = stop.start() if stop else len(t)
     if right and not left:

@@ -130,6 +130,8 @@ DATE_RE = re.compile(
     r"|(?<![\d.])\d{1,2}月(?:[上中下]旬|初|底)?"
     r"|(?<![\u4e00-\u9fff])[一二三四五六七八九十]{1,2}月(?:[上中下]旬|初|底)?"
 )
+#: two dates joined into one span of time (1996年2月至4月, 1984年6月—1985年1月)
+DATE_RANGE_RE = re.compile(rf"(?:{DATE_RE.pattern})\s*(?:至|到|—|－|-|~|～)\s*(?:{DATE_RE.pattern})")
 _TITLE = "教授|博士|先生|女士|老师|主任|馆长|校长|院长|经理|总监|主席|书记|部长|市长|导演|作家|诗人|画家|总统|总理|将军"
 _DOER = "担任|负责|创立|创办|建立|设计|发明|提出|编写|撰写|执导|主演|演唱|作曲|作词|领导|发现|命名|主持"
 NAME_RE = re.compile(
@@ -146,10 +148,15 @@ _PLACE_END = (
 YEAR_RE = re.compile(r"(?:公元前?)?\d{3,4}年")
 LOCATED_RE = re.compile(r"(?<=位于)[^，。；！？,;!?]{2,20}")
 PLACE_RE = re.compile(rf"[\u4e00-\u9fff\d一二三四五六七八九十]{{1,10}}?(?:{_PLACE_END})")
-REASON_WORDS = ("为什么", "为何", "什么原因", "原因是什么", "原因为何")
+REASON_WORDS = ("为什么", "为何", "因什么", "什么原因", "原因是什么", "原因为何")
 #: cause words that point back to what was said before (a consequence follows them)
 BACKWARD_RE = re.compile(r"因此|所以|因而|故而|故此")
-REASON_RE = re.compile(r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为")
+#: 以/因 … 而闻名: what something is known for is said as its cause (以身为…的头号打手而闻名)
+_KNOWN_FOR = r"[以因][^，。；！？,;!?]{1,30}?而(?:闻名|著称|著名|知名|出名|成名)"
+REASON_RE = re.compile(
+    r"因为|由于|因此|所以|为了|导致|因而|故而|故此|[，,]故|原因|以便|源于|是为"
+    r"|皆因|因其|乃因|只因|正因|以防|以免|旨在|以期|" + _KNOWN_FOR
+)
 _DEFINITION_Q = (re.compile(r"^\s*什么是(.+?)[？?。\s]*$"), re.compile(r"^\s*(.+?)是什么[？?。\s]*$"))
 DEFINITION_CUES = ("是", "为", "指", "又称", "亦称", "也称", "即", "，是", ",是")
 PATTERNS = {

@@ -283,7 +283,9 @@ def _tied(best_unit: Unit, best: Support, in_context: list[tuple[Unit, Support]]
         if unit["evidence_id"] == best_unit["evidence_id"] or unit["text"] == best_unit["text"]:
             continue
         level = support.strength() == best.strength()
-        if level and (not typed or not _agree(_value_set(support), _value_set(best))):
+        # untyped answers with values (a kind's instance, kinds.py) say the same when the values agree
+        valued = typed or bool(best.values and support.values)
+        if level and (not valued or not _agree(_value_set(support), _value_set(best))):
             return unit
     return None
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
+    DATE_RANGE_RE,
     DYNASTY_RE,
     AnswerType,
     answer_type,
@@ -23,6 +24,7 @@ from rag_lab.answering.answer_types import (
     measure,
     typed_values,
 )
+from rag_lab.answering.kinds import instances, kinds_asked
 from rag_lab.answering.terms import (
     STRICT_RE,
     answer_heads,
@@ -142,6 +144,14 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     own_grams, context_grams = bigrams(norm(text)), bigrams(context)
     cued = said_by_cue(terms, norm(text))
     own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
+    # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
+    # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
+    kinds_found = {
+        k: found
+        for k in kinds_asked(terms, answer_heads(question))
+        if k not in norm(text) and (found := instances(k, text))
+    }
+    own_grams |= set().union(*(term_grams(k) for k in kinds_found if k in terms), set())
     own_grams |= credited
     named, pieces = split_by_context(terms, context)
     grams = set().union(*(term_grams(t) for t in named + pieces)) if terms else set()
@@ -158,6 +168,8 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
         missing = ()
     haystack = norm(text) + " " + norm(unit_context(unit))
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
+    # a date range of the question (1996年2月至4月) is one value: its dates in another order say another time
+    strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(norm(question)))
     question_n = norm(question)
     values = _typed(question, kind, word, text, grams & own_grams)
     stand_in = not values and kind in ALIGNED_TYPES
@@ -205,6 +217,9 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     spans = [v for _, _, v in aligned_span(question, text)]
     if spans and all(_announces(v, answer_heads(question) + _kind_words(question_n)) for v in spans):
         spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
+    if slot and not spans and kinds_found:  # no aligned span: an instance of the asked kind (秋季开花)
+        values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
+        spans = [v for _, _, v in values]
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
     return result(ok_, None if ok_ else "answer_type")
 
@@ -272,8 +287,18 @@ def _typed(
         if norm(v[2]) not in question_n
         and not (kind == AnswerType.NAME and {g for g in bigrams(norm(v[2])) if len(g) == 2} & question_pairs)
     ]
-    if not own_hit or len(text) != len(norm(text)) or kind == AnswerType.REASON:  # a cause word links clauses
+    if kind == AnswerType.REASON:  # a cause word links clauses
         return tuple(values)
+    return _local(tuple(values), text, own_hit)
+
+
+def _local(
+    values: tuple[tuple[int, int, str], ...], text: str, own_hit: set[str]
+) -> tuple[tuple[int, int, str], ...]:
+    """The ``values`` standing in a clause that, or whose neighbour, says a question term itself
+    (``own_hit``), when the sentence says any (docs/prose.md, "locality")."""
+    if not own_hit or len(text) != len(norm(text)):
+        return values
     t = norm(text)
     cuts = [0, *(m.end() for m in _LOCAL_CLAUSE.finditer(t)), len(t) + 1]
     clauses = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]

@@ -101,6 +101,8 @@ def answer_heads(question: str) -> list[str]:
 
 #: the pro-verbs 做/干 next to a question word stand for the verb the answer gives (会如何做, 还能做什么)
 PRO_VERB_RE = re.compile(r"(?<=如何|怎么|怎样)[做干]|[做干](?=了?什么)")
+#: 来 between a question word and its verb (由谁来主持, 以什么来命名) only links them
+COME_RE = re.compile(r"(?:(?<=谁)|(?<=什么)|(?<=怎么)|(?<=如何)|(?<=怎样))来(?=\w)(?![的了吗呢])")
 
 
 def content_terms(question: str) -> list[str]:
@@ -110,7 +112,7 @@ def content_terms(question: str) -> list[str]:
     the pro-verbs 做/干 next to a question word (``PRO_VERB_RE``), 因 before 为什么/什么
     (``BECAUSE_WH_RE``); single characters count too
     (死 in 刘七是怎么死的)."""
-    asked = BECAUSE_WH_RE.sub(" ", PRO_VERB_RE.sub(" ", drop_counter(norm(question))))
+    asked = BECAUSE_WH_RE.sub(" ", COME_RE.sub(" ", PRO_VERB_RE.sub(" ", drop_counter(norm(question)))))
     stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", asked)))
     terms: list[str] = []
     for run in RUN_RE.findall(stripped):

@@ -41,12 +41,12 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
 from rag_lab.index.rows import batch_terms, compact_text, field_rows
-from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
-from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
+from rag_lab.records import DEFAULT_RESERVED_FIELDS, FULLWIDTH_COLON, Unit
 
 INDEX_DIR = ".rag_lab"
 INDEX_NAME = "index.sqlite"
@@ -267,7 +267,7 @@ def _write(
             db.executemany(
                 "INSERT INTO files (path, kind, size, sha256, mtime_ns, ctime_ns, inode, error, acl) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                batch.files,
+                _coded_kinds(batch.files),
             )
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
             db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
@@ -316,6 +316,16 @@ def _write(
     finally:
         units.close()
         db.close()
+
+
+_KIND_CODE = {kind: code for code, kind in enumerate(FILE_KINDS)}
+
+
+def _coded_kinds(files: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """Batch file rows with the kind (their second column) as its position in FILE_KINDS (schema 7)."""
+    code = _KIND_CODE
+    for path, kind, *rest in files:
+        yield (path, code[kind], *rest)
 
 
 def _recorded(db: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
@@ -502,23 +512,31 @@ def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
         rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
         extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
     span = unit["span"] or (None, None)
-    text, value = unit["text"], unit["value"]
-    value_at = len(text) - len(value)
-    own_value = None
-    if value_at < 0 or not text.endswith(value):  # not a suffix of the text: stored as is
+    text, value, name = unit["text"], unit["value"], unit["field"]
+    at = len(text) - len(value)
+    value_at: int | None = at
+    own_value, stored = None, text
+    if at < 0 or not text.endswith(value):  # not a suffix of the text: stored as is
         value_at, own_value = 0, value
+    elif name is not None and at == len(name) + 1 and text.startswith(name) and text[len(name)] == FULLWIDTH_COLON:
+        stored, value_at = value, None  # schema 7: ``field：value`` — the value alone is stored
     evidence = unit["evidence_id"]
     if len(evidence) != 27 or not evidence.startswith("ev_"):
         raise IndexError_(f"unit of {unit['source']!r} has a malformed evidence id {evidence!r}")
+    start, end = span
+    if (start is None) != (end is None):
+        raise IndexError_(f"unit of {unit['source']!r} has a malformed span {unit['span']!r}")
+    if start is not None and end == start + len(text):
+        end = None  # schema 7: the span's end is derived from its start and the text
     return (
         bytes.fromhex(evidence[3:]),
         file_id,
-        span[0],
-        span[1],
+        start,
+        end,
         unit["line"],
-        compact_text(text),
+        compact_text(stored),
         unit["subject"],
-        unit["field"],
+        name,
         value_at,
         own_value,
         1 if unit["modality"] == "image" else 0,

@@ -136,7 +136,7 @@ def whole_terms(
 # parent's stable sort does.
 _ROW_COLUMNS_DDL = """
     file INTEGER NOT NULL, span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
-    subject TEXT, field TEXT, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    subject TEXT, field TEXT, value_at INTEGER, value TEXT, modality INTEGER NOT NULL,
     valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL"""
 ROWS_DDL = f"""
 CREATE TABLE u (eid BLOB NOT NULL, {_ROW_COLUMNS_DDL});

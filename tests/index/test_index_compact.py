@@ -190,3 +190,23 @@ def test_a_unit_row_comes_back_whatever_it_left_out(
         assert stored[8] is None and stored_text(stored[5]) == value  # the value alone
     if span is not None and extra_end == 0:
         assert stored[3] is None  # the end is the start + the text's length
+
+
+EXTRA_VALUES = st.one_of(
+    st.sampled_from([1, True, 1.0, 0, False, 0.0, -0.0, None, "1", "标题", [1, 2], [True, 2], [1.0, 2]]),
+    st.lists(st.sampled_from([1, True, "a", 1.0]), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["kind", "title", "headings", "parent_span"]), EXTRA_VALUES), max_size=8))
+def test_extra_json_made_once_per_file_is_the_json_of_each_unit(extra_keys: list[dict[str, object]]) -> None:
+    """_unit_row's memo of extra JSONs (by repr, across a file's units) stores what each unit's own
+    JSON would be — values that compare equal but are written differently (1, True, 1.0) included."""
+    memo: dict[str, str | bytes] = {}
+    for i, keys in enumerate(extra_keys):
+        unit = {
+            "evidence_id": "ev_" + "ab" * 12, "source": "documents/a.md", "sha256": "cd" * 32, "span": [i, i + 1],
+            "line": i, "text": "句", "subject": None, "field": None, "value": "句", "modality": "text", **keys,
+        }  # fmt: skip
+        assert _unit_row(unit, 1, "", memo) == _unit_row(unit, 1, "")

@@ -483,12 +483,13 @@ def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) ->
         if about is not None:
             batch.warning_lines.append((rec.path, line_number, text, *about))
     pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+    extras: dict[str, str | bytes] = {}  # this file's extra JSONs (_unit_row)
     while pending:
         unit = pending.pop()
         acl = unit.get("acl", PUBLIC)
         if unit["modality"] == "image":
             batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
-        batch.units.append(_unit_row(unit, number, acl))
+        batch.units.append(_unit_row(unit, number, acl, extras))
         texts.append(search_text(unit))
         for kind in ("subject", "field"):
             if unit[kind] is not None:
@@ -504,13 +505,22 @@ def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArr
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 
-def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
+def _unit_row(unit: Unit, file_id: int, acl: str, extras: dict[str, str | bytes] | None = None) -> tuple[Any, ...]:
     """A unit as the parent stages it: the units table's columns after ``id`` (schema.py), with
-    subject, field and ACL still as strings (the parent turns them into ids)."""
+    subject, field and ACL still as strings (the parent turns them into ids). ``extras``: the
+    stored extra JSON by the ``repr`` of its keys, kept across the units of one file — every
+    sentence of a paragraph has the same extra keys, so their JSON is made once. (Values that
+    JSON can hold — str, int, float, bool, None, lists and dicts of them — with equal ``repr``
+    have equal JSON; ``True`` and ``1``, or ``1`` and ``1.0``, differ in both.)"""
     extra = None
     if not unit.keys() <= _UNIT_COLUMNS:
         rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
-        extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
+        key = repr(rest) if extras is not None else ""
+        extra = extras.get(key) if extras is not None else None
+        if extra is None:
+            extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
+            if extras is not None:
+                extras[key] = extra
     span = unit["span"] or (None, None)
     text, value, name = unit["text"], unit["value"], unit["field"]
     at = len(text) - len(value)

@@ -14,7 +14,8 @@ Medians over runs. Writes ``benchmarks/out/compact_<docs>.json``.
 
 After each build the SHA-256 of every table's rows (and of the whole file) is recorded, and the
 run ends by saying whether every build of every code wrote the same tables (a build change
-must not alter one stored byte). ``--no-questions``: time the builds only.
+must not alter one stored byte), and whether every unit and the snapshot, read back by each
+code's own ``Index``, are the same (what must hold across a schema change too). ``--no-questions``: time the builds only.
 
 Any corpus (e.g. ``gen_prose_corpus.py``'s): ``--root DIR`` instead of ``--docs``; ``--vectors``
 builds with ``rag-lab index --vectors``; ``--prose-questions FILE`` (``gen_prose_corpus.py
@@ -120,6 +121,41 @@ def table_digests(index: Path) -> dict[str, str]:
     return out
 
 
+DECODED_SCRIPT = r"""
+import hashlib, json, sys
+from rag_lab.data.access import Principal
+from rag_lab.index import Index
+groups = frozenset(g for label in json.loads(sys.argv[2]) for g in label.split(","))
+with Index(sys.argv[1], Principal("bench", groups)) as index:
+    units = hashlib.sha256()
+    for start in range(1, index.unit_count + 1, 5000):
+        found = index.units_by_ids(range(start, min(start + 5000, index.unit_count + 1)))
+        for i in sorted(found):
+            units.update(json.dumps(found[i], ensure_ascii=False, sort_keys=True).encode())
+    files = hashlib.sha256(repr(sorted(index.snapshot().items())).encode())
+print(json.dumps({"units": units.hexdigest()[:16], "snapshot": files.hexdigest()[:16]}))
+"""
+
+
+def decoded_digests(index: Path, src: Path | None) -> dict[str, str]:
+    """SHA-256 of every unit as the code that built ``index`` reads it back (``Index.units_by_ids``,
+    all ACL labels) and of its snapshot: comparable across schema versions, where the table
+    digests are not (a format change alters the stored bytes, never the units)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        labels = json.loads(db.execute("SELECT value FROM meta WHERE key = 'acls'").fetchone()[0])
+    finally:
+        db.close()
+    proc = subprocess.run(
+        [sys.executable, "-c", DECODED_SCRIPT, str(index), json.dumps(labels)],
+        env=env_for(src), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found: dict[str, str] = json.loads(proc.stdout)
+    return found
+
+
 def build(root: Path, src: Path | None, vectors: bool = False) -> dict[str, Any]:
     index = root / ".rag_lab" / "index.sqlite"
     script = (
@@ -138,6 +174,7 @@ def build(root: Path, src: Path | None, vectors: bool = False) -> dict[str, Any]
     found: dict[str, Any] = json.loads(proc.stdout)
     found["index_bytes"] = index.stat().st_size
     found["tables"] = table_digests(index)
+    found["decoded"] = decoded_digests(index, src)
     return found
 
 
@@ -244,6 +281,8 @@ def main() -> None:
                 f"walk {median_of(qs, 'stat_walk_ms'):7.1f} ms, ratio {median_of(qs, 'ratio'):.2f}; "
                 f"rest p50 {median_of(qs, 'rest_p50_ms'):.2f} / p95 {median_of(qs, 'rest_p95_ms'):.2f} ms"
             )
+    decoded = {json.dumps(r["decoded"], sort_keys=True) for rows in report["runs"].values() for r in rows}
+    print("units and snapshot, as each code reads them back, identical across codes and runs:", len(decoded) == 1)
     digests = {json.dumps(r["tables"], sort_keys=True) for rows in report["runs"].values() for r in rows}
     print("index tables identical across codes and runs:", len(digests) == 1)
     if len(digests) != 1:

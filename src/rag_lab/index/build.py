@@ -994,23 +994,33 @@ def _copy_units(db: sqlite3.Connection, row_files: Sequence[Path], acls: list[st
         return 0
     db.execute("CREATE TEMP TABLE acl_position (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID")
     db.executemany("INSERT INTO temp.acl_position VALUES (?, ?)", [(a, i) for i, a in enumerate(acls)])
-    # each distinct extra once (schema 6), ids in the order of the values; the units refer to them
-    every = " UNION ALL ".join(f"SELECT extra FROM rows{i}.s WHERE extra IS NOT NULL" for i in range(len(row_files)))
+    # each distinct extra once (schema 6), ids in the order of the values; the units refer to them.
+    # A row file holds each of its batches' distinct extras once, in ``x`` (index/spill.py), and its
+    # rows their id there: ``extra_map<i>`` turns those ids into the ids of ``extras``
+    every = " UNION ALL ".join(f"SELECT extra FROM rows{i}.x" for i in range(len(row_files)))
     db.execute(f"INSERT INTO main.extras (extra) SELECT DISTINCT extra FROM ({every}) ORDER BY 1")
     db.execute("CREATE TEMP TABLE extra_id (extra PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID")
     db.execute("INSERT INTO temp.extra_id SELECT extra, id FROM main.extras")
+    for i in range(len(row_files)):
+        db.execute(f"CREATE TEMP TABLE extra_map{i} (local INTEGER PRIMARY KEY, id INTEGER NOT NULL)")
+        db.execute(
+            f"INSERT INTO temp.extra_map{i} SELECT x.id, e.id FROM rows{i}.x AS x "
+            "JOIN temp.extra_id AS e ON e.extra = x.extra ORDER BY x.id"
+        )
     arms = [
         "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
         "u.modality, u.valid_from, u.valid_to, x.id, a.position "
         f"FROM rows{i}.s AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
         "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl "
-        "LEFT JOIN temp.extra_id AS x ON x.extra = u.extra"
+        f"LEFT JOIN temp.extra_map{i} AS x ON x.local = u.extra"
         for i in range(len(row_files))
     ]
     db.execute(f"INSERT INTO main.units ({ROW_COLUMNS}) {' UNION ALL '.join(arms)} ORDER BY 1")
     copied: int = db.execute("SELECT count(*) FROM main.units").fetchone()[0]
     db.execute("DROP TABLE temp.acl_position")
     db.execute("DROP TABLE temp.extra_id")
+    for i in range(len(row_files)):
+        db.execute(f"DROP TABLE temp.extra_map{i}")
     return copied
 
 

@@ -230,6 +230,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--query-runs", type=int, default=7)
     ap.add_argument("--base-src", type=Path, default=None, help="src folder of the code to compare with")
+    ap.add_argument(
+        "--this-src", type=Path, default=None, help="src folder for 'this' (default: the installed rag_lab)"
+    )
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--no-questions", action="store_true", help="the build only (no query_once runs)")
     ap.add_argument("--root", type=Path, default=None, help="this corpus instead of gen_corpus.py's --docs")
@@ -239,9 +242,10 @@ def main() -> None:
     root = ensure_corpus(args.out, args.docs) if args.root is None else args.root
     label = str(args.docs) if args.root is None else args.root.name + ("_vectors" if args.vectors else "")
     questions = {} if args.no_questions or args.root is not None else questions_for(args.out, args.docs)
-    codes: dict[str, Path | None] = {"this": None}
+    this = None if args.this_src is None else args.this_src.resolve()  # e.g. a snapshot: edits meanwhile do not count
+    codes: dict[str, Path | None] = {"this": this}
     if args.base_src is not None:
-        codes = {"base": args.base_src.resolve(), "this": None}
+        codes = {"base": args.base_src.resolve(), "this": this}
     read_hash_floor(root)  # warm the page cache
     report: dict[str, Any] = {"docs": args.docs, "corpus_bytes": corpus_bytes(root), "runs": {c: [] for c in codes}}
     for run in range(args.runs):

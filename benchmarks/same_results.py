@@ -3,7 +3,8 @@
     python benchmarks/same_results.py ROOT --base-src /tmp/base/src [--questions 150]
 
 ``ROOT``: a ``gen_corpus.py`` corpus with its index and ``ROOT.manifest.json`` beside it
-(nothing is written to it). One fresh process per code asks, on one open index, the three
+(nothing is written to it); ``--base-root COPY``: the base code asks a copy of it, indexed by
+the base code (two schema versions cannot share one index file). One fresh process per code asks, on one open index, the three
 questions of ``bench_query.questions_for`` and ``--questions`` more made from the manifest
 (answered keys, agreeing and conflicting repeated keys, an unknown subject with a known field,
 a subject alone, a field alone, a question naming nothing), each twice — the second time
@@ -78,8 +79,14 @@ def main() -> None:
     ap.add_argument("root", type=Path)
     ap.add_argument("--base-src", type=Path, required=True)
     ap.add_argument("--questions", type=int, default=150)
+    ap.add_argument(
+        "--base-root", type=Path, default=None,
+        help="a copy of ROOT (same name, its manifest beside it) indexed by the base code: "
+        "when the two codes' index files differ in schema",
+    )  # fmt: skip
     args = ap.parse_args()
-    base, this = child(args.root, args.base_src, args.questions), child(args.root, None, args.questions)
+    base_root = args.root if args.base_root is None else args.base_root
+    base, this = child(base_root, args.base_src, args.questions), child(args.root, None, args.questions)
     if [q for q, _ in base] != [q for q, _ in this]:
         raise SystemExit("the two codes asked different questions")
     differ = [q for (q, a), (_, b) in zip(base, this, strict=True) if a != b]

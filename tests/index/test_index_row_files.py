@@ -93,7 +93,7 @@ def test_row_files_of_a_killed_build_are_removed_by_the_next(make_corpus: MakeCo
 
 
 def test_rows_beyond_a_field_line_are_stored_as_given(tmp_path: Path) -> None:
-    """A batch of field-line rows binds 10 values per row (the rest are constants); any other
+    """A batch of field-line rows binds 8 values per row (the rest are constants); any other
     row — a value of its own, an image, a validity date, extra keys, a modality that is not the
     integer 0 — makes the whole batch bind all 15, so every value is stored as ``units`` stores it."""
     plain = row(b"\x01" * 12, 1, "地点：一楼")

@@ -152,11 +152,13 @@ ROW_COLUMNS = f"eid, {_AFTER_EID}"
 
 
 _PLAIN_TAIL = (None, 0, None, None, None)  # value, modality, valid_from, valid_to, extra of a field line's row
-_BOUND = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 14)
+# bound of a field line's row (index/rows.py): its span_end and value_at are NULL (schema 7) and are
+# written as literals too — sqlite3 binds None through its adapter lookup, slower than an int
+_BOUND = operator.itemgetter(0, 1, 2, 4, 5, 6, 7, 14)
 
 
 def _plain(row: tuple[Any, ...]) -> bool:
-    return row[9:14] == _PLAIN_TAIL and type(row[10]) is int
+    return row[3] is None and row[8] is None and row[9:14] == _PLAIN_TAIL and type(row[10]) is int
 
 
 class RowFile:
@@ -190,9 +192,9 @@ class RowFile:
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("BEGIN")
-        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 10 values bound per row, not 15
+        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 8 values bound per row, not 15
             self._db.executemany(
-                "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
+                "INSERT INTO u VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
             )
         else:
             ids: dict[str | bytes, int] = {}  # this batch's distinct extras → their id in ``x``

@@ -41,10 +41,15 @@ def main() -> None:
     ap.add_argument("--base-src", type=Path, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument(
+        "--base-root", type=Path, default=None,
+        help="a copy of ROOT indexed by the base code (when the two codes' index files differ in schema)",
+    )  # fmt: skip
     args = ap.parse_args()
+    base_root = args.root if args.base_root is None else args.base_root
     got: dict[str, list[dict[str, dict[str, float]]]] = {"base": [], "this": []}
     for _ in range(args.rounds):
-        got["base"].append(run(args.root, args.base_src, args.runs))
+        got["base"].append(run(base_root, args.base_src, args.runs))
         got["this"].append(run(args.root, None, args.runs))
     for name in got["this"][0]:
         line = [name]

@@ -14,7 +14,8 @@ Medians over runs. Writes ``benchmarks/out/compact_<docs>.json``.
 
 After each build the SHA-256 of every table's rows (and of the whole file) is recorded, and the
 run ends by saying whether every build of every code wrote the same tables (a build change
-must not alter one stored byte). ``--no-questions``: time the builds only.
+must not alter one stored byte), and whether every unit and the snapshot, read back by each
+code's own ``Index``, are the same (what must hold across a schema change too). ``--no-questions``: time the builds only.
 
 Any corpus (e.g. ``gen_prose_corpus.py``'s): ``--root DIR`` instead of ``--docs``; ``--vectors``
 builds with ``rag-lab index --vectors``; ``--prose-questions FILE`` (``gen_prose_corpus.py
@@ -120,6 +121,41 @@ def table_digests(index: Path) -> dict[str, str]:
     return out
 
 
+DECODED_SCRIPT = r"""
+import hashlib, json, sys
+from rag_lab.data.access import Principal
+from rag_lab.index import Index
+groups = frozenset(g for label in json.loads(sys.argv[2]) for g in label.split(","))
+with Index(sys.argv[1], Principal("bench", groups)) as index:
+    units = hashlib.sha256()
+    for start in range(1, index.unit_count + 1, 5000):
+        found = index.units_by_ids(range(start, min(start + 5000, index.unit_count + 1)))
+        for i in sorted(found):
+            units.update(json.dumps(found[i], ensure_ascii=False, sort_keys=True).encode())
+    files = hashlib.sha256(repr(sorted(index.snapshot().items())).encode())
+print(json.dumps({"units": units.hexdigest()[:16], "snapshot": files.hexdigest()[:16]}))
+"""
+
+
+def decoded_digests(index: Path, src: Path | None) -> dict[str, str]:
+    """SHA-256 of every unit as the code that built ``index`` reads it back (``Index.units_by_ids``,
+    all ACL labels) and of its snapshot: comparable across schema versions, where the table
+    digests are not (a format change alters the stored bytes, never the units)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        labels = json.loads(db.execute("SELECT value FROM meta WHERE key = 'acls'").fetchone()[0])
+    finally:
+        db.close()
+    proc = subprocess.run(
+        [sys.executable, "-c", DECODED_SCRIPT, str(index), json.dumps(labels)],
+        env=env_for(src), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found: dict[str, str] = json.loads(proc.stdout)
+    return found
+
+
 def build(root: Path, src: Path | None, vectors: bool = False) -> dict[str, Any]:
     index = root / ".rag_lab" / "index.sqlite"
     script = (
@@ -138,6 +174,7 @@ def build(root: Path, src: Path | None, vectors: bool = False) -> dict[str, Any]
     found: dict[str, Any] = json.loads(proc.stdout)
     found["index_bytes"] = index.stat().st_size
     found["tables"] = table_digests(index)
+    found["decoded"] = decoded_digests(index, src)
     return found
 
 
@@ -193,6 +230,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--query-runs", type=int, default=7)
     ap.add_argument("--base-src", type=Path, default=None, help="src folder of the code to compare with")
+    ap.add_argument(
+        "--this-src", type=Path, default=None, help="src folder for 'this' (default: the installed rag_lab)"
+    )
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--no-questions", action="store_true", help="the build only (no query_once runs)")
     ap.add_argument("--root", type=Path, default=None, help="this corpus instead of gen_corpus.py's --docs")
@@ -202,9 +242,10 @@ def main() -> None:
     root = ensure_corpus(args.out, args.docs) if args.root is None else args.root
     label = str(args.docs) if args.root is None else args.root.name + ("_vectors" if args.vectors else "")
     questions = {} if args.no_questions or args.root is not None else questions_for(args.out, args.docs)
-    codes: dict[str, Path | None] = {"this": None}
+    this = None if args.this_src is None else args.this_src.resolve()  # e.g. a snapshot: edits meanwhile do not count
+    codes: dict[str, Path | None] = {"this": this}
     if args.base_src is not None:
-        codes = {"base": args.base_src.resolve(), "this": None}
+        codes = {"base": args.base_src.resolve(), "this": this}
     read_hash_floor(root)  # warm the page cache
     report: dict[str, Any] = {"docs": args.docs, "corpus_bytes": corpus_bytes(root), "runs": {c: [] for c in codes}}
     for run in range(args.runs):
@@ -244,6 +285,8 @@ def main() -> None:
                 f"walk {median_of(qs, 'stat_walk_ms'):7.1f} ms, ratio {median_of(qs, 'ratio'):.2f}; "
                 f"rest p50 {median_of(qs, 'rest_p50_ms'):.2f} / p95 {median_of(qs, 'rest_p95_ms'):.2f} ms"
             )
+    decoded = {json.dumps(r["decoded"], sort_keys=True) for rows in report["runs"].values() for r in rows}
+    print("units and snapshot, as each code reads them back, identical across codes and runs:", len(decoded) == 1)
     digests = {json.dumps(r["tables"], sort_keys=True) for rows in report["runs"].values() for r in rows}
     print("index tables identical across codes and runs:", len(digests) == 1)
     if len(digests) != 1:

@@ -3,7 +3,9 @@
     python benchmarks/same_results.py ROOT --base-src /tmp/base/src [--questions 150]
 
 ``ROOT``: a ``gen_corpus.py`` corpus with its index and ``ROOT.manifest.json`` beside it
-(nothing is written to it). One fresh process per code asks, on one open index, the three
+(nothing is written to it); ``--base-root COPY``: the base code asks a copy of it, indexed by
+the base code (two schema versions cannot share one index file); the schema version each
+trace names, and the config hash over it, are then left out of the comparison. One fresh process per code asks, on one open index, the three
 questions of ``bench_query.questions_for`` and ``--questions`` more made from the manifest
 (answered keys, agreeing and conflicting repeated keys, an unknown subject with a known field,
 a subject alone, a field alone, a question naming nothing), each twice — the second time
@@ -47,7 +49,14 @@ asked += [f"{k['field']}是什么？" for k in single[3 * per : 3 * per + per //
 asked += [f"无名楼的{k['field']}是什么？" for k in single[4 * per : 4 * per + per // 2]]
 asked += ["今天天气怎么样？", "What are the opening hours?", f"{single[0]['value']}"]
 config = query.request_config(5, query.DEFAULT_BUDGET, "codepoints", None, "relevance", True, today)
+unversioned = sys.argv[4] == "1"
+def without_version(value):  # the trace's index schema version and the config hash that covers it
+    if isinstance(value, dict):
+        return {k: None if k in ("schema_version", "config_hash") else without_version(v) for k, v in value.items()}
+    return [without_version(v) for v in value] if isinstance(value, list) else value
 def digest(result):
+    if unversioned:
+        result = without_version(json.loads(json.dumps(result, ensure_ascii=False, default=str)))
     return hashlib.sha256(json.dumps(result, ensure_ascii=False, default=str).encode()).hexdigest()
 out = []
 with Index(default_index_path(root)) as index:
@@ -60,13 +69,14 @@ print(json.dumps(out, ensure_ascii=False))
 """
 
 
-def child(root: Path, src: Path | None, questions: int) -> list[list[str]]:
+def child(root: Path, src: Path | None, questions: int, unversioned: bool = False) -> list[list[str]]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(HERE), str(root), str(questions)], capture_output=True, text=True, env=env
-    )
+        [sys.executable, "-c", CHILD, str(HERE), str(root), str(questions), "1" if unversioned else "0"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
     if proc.returncode != 0:
         raise SystemExit(f"the measuring process failed:\n{proc.stderr}")
     rows: list[list[str]] = json.loads(proc.stdout.splitlines()[-1])
@@ -78,8 +88,16 @@ def main() -> None:
     ap.add_argument("root", type=Path)
     ap.add_argument("--base-src", type=Path, required=True)
     ap.add_argument("--questions", type=int, default=150)
+    ap.add_argument(
+        "--base-root", type=Path, default=None,
+        help="a copy of ROOT (same name, its manifest beside it) indexed by the base code: "
+        "when the two codes' index files differ in schema",
+    )  # fmt: skip
     args = ap.parse_args()
-    base, this = child(args.root, args.base_src, args.questions), child(args.root, None, args.questions)
+    base_root = args.root if args.base_root is None else args.base_root
+    unversioned = args.base_root is not None  # then each result's trace names its own schema version: not compared
+    base = child(base_root, args.base_src, args.questions, unversioned)
+    this = child(args.root, None, args.questions, unversioned)
     if [q for q, _ in base] != [q for q, _ in this]:
         raise SystemExit("the two codes asked different questions")
     differ = [q for (q, a), (_, b) in zip(base, this, strict=True) if a != b]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -112,3 +113,38 @@ def test_every_span_reconstructs_its_text(lines: list[str], newline: str, bom: b
             assert unit["text"] == unit["text"].strip() and unit["text"]
         else:
             assert text[start:end].strip() == unit["field"] + "：" + unit["value"]
+
+
+def _split_by_scanning(line: str, offset: int = 0) -> list[tuple[int, int]]:
+    """split_sentences as it was written before the regular expression (a scan per character):
+    the reference its rules are held to."""
+    terminators, closers = "。！？；!?", "”’」』）)]】》〉\"'"
+    spans, start, i, n = [], 0, 0, len(line)
+    while i < n:
+        if line[i] in terminators:
+            while i < n and line[i] in terminators:
+                i += 1
+            while i < n and line[i] in closers:
+                i += 1
+            spans.append((start, i))
+            start = i
+        else:
+            i += 1
+    spans.append((start, n))
+    out = []
+    for a, b in spans:
+        piece = line[a:b]
+        lead = len(piece) - len(piece.lstrip())
+        a, b = a + lead, a + len(piece.rstrip())
+        if b > a and re.search(r"\w", line[a:b]):
+            out.append((a + offset, b + offset))
+    return out
+
+
+SENTENCE_CHARS = "甲乙 \t\u3000。！？；!?”’」』）)]】》〉\"'“（-—_a1\u2028"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(SENTENCE_CHARS), max_size=30), st.integers(0, 99))
+def test_sentences_split_as_the_per_character_scan_did(line: str, offset: int) -> None:
+    assert split_sentences(line, offset) == _split_by_scanning(line, offset)

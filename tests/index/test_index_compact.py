@@ -1,4 +1,4 @@
-"""Schema 5, the compact layout: what is derived instead of stored must come back exactly."""
+"""Schemas 5 and 7, the compact layout: what is derived instead of stored must come back exactly."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_lab.data import extract_corpus
 from rag_lab.data.access import Principal
 from rag_lab.errors import IndexError_
 from rag_lab.index import Index, build_index, check_freshness, default_index_path
-from rag_lab.index.build import _walk_digest
+from rag_lab.index.build import _unit_row, _walk_digest
 from rag_lab.index.freshness import FINGERPRINT, digest_of, fast_walk
-from rag_lab.index.store import stored_text
+from rag_lab.index.store import _row_to_unit, stored_text
 
 MakeCorpus = Callable[..., Path]
 
@@ -129,11 +131,23 @@ def test_an_index_of_schema_5_is_refused_with_rebuild(indexed_demo: Path) -> Non
     """Schema 5 kept each unit's extras inline (no ``extras`` table): refused before it is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 6', '\"schema_version\": 5')")
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 7', '\"schema_version\": 5')")
     db.execute("DROP TABLE extras")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 5, this rag_lab reads version 6; rebuild it"):
+    with pytest.raises(IndexError_, match="has schema version 5, this rag_lab reads version 7; rebuild it"):
+        Index(path)
+
+
+def test_an_index_of_schema_6_is_refused_with_rebuild(indexed_demo: Path) -> None:
+    """Schema 6 stored each field line's whole text and every span's end: read as schema 7, its
+    field-line units would get their field name twice; refused before anything is read."""
+    path = default_index_path(indexed_demo)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 7', '\"schema_version\": 6')")
+    db.commit()
+    db.close()
+    with pytest.raises(IndexError_, match="has schema version 6, this rag_lab reads version 7; rebuild it"):
         Index(path)
 
 
@@ -143,3 +157,56 @@ def test_a_lone_surrogate_matches_nothing(indexed_demo: Path) -> None:
         assert index.name_kinds(["\ud800", "借阅台"]) == {"借阅台": {"subject"}}
         assert index.units_for_key("\ud800", "开放时间") == []
         assert index.warned_lines_naming(["\ud800"], ["\udfff"], 5) == []
+
+
+NAME_CHARS = st.sampled_from("字段名ab：: 值😀")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    field=st.one_of(st.none(), st.text(NAME_CHARS, max_size=4)),
+    before=st.text(NAME_CHARS, max_size=6),
+    value=st.text(NAME_CHARS, max_size=6),
+    suffix=st.booleans(),
+    start=st.one_of(st.none(), st.integers(0, 50)),
+    extra_end=st.integers(-2, 2),
+)
+def test_a_unit_row_comes_back_whatever_it_left_out(
+    field: str | None, before: str, value: str, suffix: bool, start: int | None, extra_end: int
+) -> None:
+    """Schema 7 leaves out a ``field：value`` text's field part and a span end that the text gives:
+    every combination (the text that is or is not ``field：value``, a value that is or is not a
+    suffix of it, a span that ends with the text or not, no span) decodes to the unit as it was."""
+    text = before + value if suffix else before
+    span = None if start is None else [start, start + len(text) + extra_end]
+    unit = {
+        "evidence_id": "ev_" + "ab" * 12, "source": "documents/a.md", "sha256": "cd" * 32, "span": span,
+        "line": 3, "text": text, "subject": "主体", "field": field, "value": value, "modality": "text",
+    }  # fmt: skip
+    stored = _unit_row(unit, 1, "")
+    row = (1, stored[0], unit["source"], bytes.fromhex(unit["sha256"]), *stored[2:7], field, *stored[8:12], None, None)
+    assert _row_to_unit(row) == unit
+    if field is not None and text == f"{field}：{value}":
+        assert stored[8] is None and stored_text(stored[5]) == value  # the value alone
+    if span is not None and extra_end == 0:
+        assert stored[3] is None  # the end is the start + the text's length
+
+
+EXTRA_VALUES = st.one_of(
+    st.sampled_from([1, True, 1.0, 0, False, 0.0, -0.0, None, "1", "标题", [1, 2], [True, 2], [1.0, 2]]),
+    st.lists(st.sampled_from([1, True, "a", 1.0]), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["kind", "title", "headings", "parent_span"]), EXTRA_VALUES), max_size=8))
+def test_extra_json_made_once_per_file_is_the_json_of_each_unit(extra_keys: list[dict[str, object]]) -> None:
+    """_unit_row's memo of extra JSONs (by repr, across a file's units) stores what each unit's own
+    JSON would be — values that compare equal but are written differently (1, True, 1.0) included."""
+    memo: dict[str, str | bytes] = {}
+    for i, keys in enumerate(extra_keys):
+        unit = {
+            "evidence_id": "ev_" + "ab" * 12, "source": "documents/a.md", "sha256": "cd" * 32, "span": [i, i + 1],
+            "line": i, "text": "句", "subject": None, "field": None, "value": "句", "modality": "text", **keys,
+        }  # fmt: skip
+        assert _unit_row(unit, 1, "", memo) == _unit_row(unit, 1, "")

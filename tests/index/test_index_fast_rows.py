@@ -165,9 +165,9 @@ def test_the_generated_corpus_shape_is_fast_and_others_are_not() -> None:
     doc = "主题：主楼社区创客空间\n容量：可线上办理，面向研究生。\n\n噪音规定：面向本科生\n".encode()
     rows, texts = field_rows("documents/000/000000.md", doc, "ab" * 32, 5, "") or ([], [])
     assert [r[4] for r in rows] == [2, 4] and [r[7] for r in rows] == ["容量", "噪音规定"]
-    assert (
-        rows[0][2:4] == (12, 27) and rows[0][8] == 3 and texts[1] == "主楼社区创客空间 噪音规定：面向本科生"
-    )
+    # schema 7: a field line stores its value alone (value_at NULL) and no span end (start + text length)
+    assert rows[0][2:4] == (12, None) and rows[0][8] is None and texts[1] == "主楼社区创客空间 噪音规定：面向本科生"
+    assert rows[0][5] == "可线上办理，面向研究生。".encode("utf-16-le")
     for odd in [
         "主题：甲\n一句话。\n",
         "字段：值\n",

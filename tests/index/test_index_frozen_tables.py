@@ -9,10 +9,14 @@ import hashlib
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rag_lab.index import build, build_index, default_index_path
+from rag_lab.index.rows import compact_text
+from rag_lab.index.schema import FILE_KINDS
+from rag_lab.index.store import stored_text
 
 MakeCorpus = Callable[..., Path]
 FIELDS = ["开放时间", "地点", "联系电话", "容量", "噪音规定", "借阅规则", "CPU型号", "Ｗｉｆｉ"]
@@ -68,20 +72,21 @@ def table_digests(path: Path) -> dict[str, str]:
         db.close()
 
 
-EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path; meta, units and extras renewed for schema 6
+EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path; meta, units and extras renewed for schema 6,
+    # meta, units and files for schema 7 (decoded, they are schema 6's: test below)
     "acl_stats": "53dd8fffe336cd21",
     "field_vectors": "4f53cda18c2baa0c",
     "file_warnings": "03aa7fe22de71abe",
-    "files": "04125231ea2ad9af",
+    "files": "2406933cc32ee691",
     "folded_names": "167ce886ce185c86",
     "images": "4f53cda18c2baa0c",
     "extras": "161b9978bbd15c16",
-    "meta": "3020ea4a82b1784c",
+    "meta": "61818995c4c9e80a",
     "names": "176b5531203a2a96",
     "postings": "14f70a1df3532151",
     "strings": "86fcbe64f2acad86",
     "unit_lengths": "bdb11868c76e2583",
-    "units": "645400a95c538a76",
+    "units": "dd422e5151659046",
     "vectors": "4f53cda18c2baa0c",
     "warning_lines": "8562241b08af74b1",
 }
@@ -98,22 +103,65 @@ def test_the_index_tables_are_the_ones_main_wrote(
     assert table_digests(default_index_path(root)) == EXPECTED
 
 
+SCHEMA_6_UNITS = "645400a95c538a76"  # main's units table at schema 6 (6cd7fe8): whole texts, every span end
+SCHEMA_6_FILES = "04125231ea2ad9af"  # and its files table, kinds by name
 SCHEMA_5_UNITS = "e2b6f9f28516a4ea"  # main's units table at schema 5, each unit's extras inline
 
 
+def schema_6_units(db: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """The units rows (every column, in key order) as schema 6 stored them: a field line's whole
+    text (schema 7 keeps its value alone, ``value_at`` NULL) and every span's end."""
+    columns = [r[1] for r in db.execute("PRAGMA table_info(units)")]
+    assert columns[4:11] == ["span_end", "line", "text", "subject", "field", "value_at", "value"]
+    names = dict(db.execute("SELECT id, name FROM strings"))
+    out = []
+    for row in db.execute(f"SELECT {', '.join(columns)} FROM units ORDER BY 1, 2").fetchall():
+        (*head, start, end, line, stored, subject, field, value_at, value), tail = row[:11], row[11:]
+        text = stored_text(stored)
+        if value_at is None:  # the text was ``field：value``, the value alone stored
+            value_at = len(names[field]) + 1
+            text = f"{names[field]}：{text}"
+            stored = compact_text(text)
+        if start is not None and end is None:  # the span ended where the text does
+            end = start + len(text)
+        out.append((*head, start, end, line, stored, subject, field, value_at, value, *tail))
+    return out
+
+
+def test_units_and_files_decoded_are_the_rows_of_schema_6(make_corpus: MakeCorpus) -> None:
+    """Schema 7 only leaves out what a row can get from its own columns: decoded back, every
+    unit row and every file row is the one schema 6 stored, byte for byte."""
+    root = frozen_corpus(make_corpus)
+    build_index(root)
+    db = sqlite3.connect(default_index_path(root))
+    try:
+        rows = schema_6_units(db)
+        shortened = db.execute("SELECT count(*) FROM units WHERE value_at IS NULL").fetchone()[0]
+        ends = db.execute("SELECT count(*) FROM units WHERE span_end IS NULL AND span_start IS NOT NULL").fetchone()[0]
+        columns = [r[1] for r in db.execute("PRAGMA table_info(files)") if r[1] not in STAT_COLUMNS]
+        files = [
+            (i, path, FILE_KINDS[kind], *rest)
+            for i, path, kind, *rest in db.execute(f"SELECT {', '.join(columns)} FROM files ORDER BY 1, 2")
+        ]
+    finally:
+        db.close()
+    assert 0 < shortened < len(rows)  # both forms occur in the fixed corpus (prose, tables: whole texts)
+    assert ends > 0  # (every unit of this corpus ends where its text does)
+    assert hashlib.sha256(repr(rows).encode()).hexdigest()[:16] == SCHEMA_6_UNITS
+    assert hashlib.sha256(repr(files).encode()).hexdigest()[:16] == SCHEMA_6_FILES
+
+
 def test_units_with_their_extras_joined_are_the_rows_of_schema_5(make_corpus: MakeCorpus) -> None:
-    """Schema 6 only moved each distinct extra into ``extras``: joined back, every unit row is
-    the one schema 5 stored, byte for byte."""
+    """Schema 6 only moved each distinct extra into ``extras``: joined back (to schema 7's rows
+    decoded as schema 6 stored them), every unit row is the one schema 5 stored, byte for byte."""
     root = frozen_corpus(make_corpus)
     build_index(root)
     db = sqlite3.connect(default_index_path(root))
     try:
         columns = [r[1] for r in db.execute("PRAGMA table_info(units)")]
         assert columns[-2:] == ["extra", "acl"]
-        picked = ", ".join(f"u.{c}" for c in columns[:-2])
-        rows = db.execute(
-            f"SELECT {picked}, x.extra, u.acl FROM units u LEFT JOIN extras x ON x.id = u.extra ORDER BY 1, 2"
-        ).fetchall()
+        extras = dict(db.execute("SELECT id, extra FROM extras"))
+        rows = [(*r[:-2], None if r[-2] is None else extras[r[-2]], r[-1]) for r in schema_6_units(db)]
         assert any(r[-2] is not None for r in rows)
         distinct = db.execute("SELECT count(*), count(DISTINCT extra) FROM extras").fetchone()
     finally:

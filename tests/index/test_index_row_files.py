@@ -93,7 +93,7 @@ def test_row_files_of_a_killed_build_are_removed_by_the_next(make_corpus: MakeCo
 
 
 def test_rows_beyond_a_field_line_are_stored_as_given(tmp_path: Path) -> None:
-    """A batch of field-line rows binds 10 values per row (the rest are constants); any other
+    """A batch of field-line rows binds 8 values per row (the rest are constants); any other
     row — a value of its own, an image, a validity date, extra keys, a modality that is not the
     integer 0 — makes the whole batch bind all 15, so every value is stored as ``units`` stores it."""
     plain = row(b"\x01" * 12, 1, "地点：一楼")
@@ -109,10 +109,31 @@ def test_rows_beyond_a_field_line_are_stored_as_given(tmp_path: Path) -> None:
     rows.finish()
     rows.close()
     db = sqlite3.connect(tmp_path / "y.tmp-rows0")
-    got = db.execute(
+    got = db.execute(  # an extra is stored once in x, the row holds its id there
         "SELECT eid, file, span_start, span_end, line, text, subject, field, value_at, value, modality, "
-        "valid_from, valid_to, extra, acl, typeof(modality) FROM s ORDER BY eid"
+        "valid_from, valid_to, x.extra, acl, typeof(modality) FROM s LEFT JOIN x ON x.id = s.extra ORDER BY eid"
     ).fetchall()
     db.close()
     assert [r[:15] for r in got[2:]] == odd and got[1][:15] == plain
     assert [r[15] for r in got] == ["integer"] * 6  # INTEGER affinity, as in units: 0.0 is stored as 0
+
+
+def test_a_row_file_stores_each_batchs_distinct_extras_once(tmp_path: Path) -> None:
+    """A row's extra JSON goes to ``x`` once per batch; the row holds its id there (the build maps
+    those ids to the ids of ``extras``)."""
+    rows = RowFile.create(tmp_path / "x.tmp-rows0")
+    para, other = '{"kind": "sentence"}', "表".encode("utf-16-le")
+
+    def sentence(eid: int, extra: str | bytes | None) -> tuple[object, ...]:
+        return (bytes([eid]) * 12, 1, eid, None, 1, "句", None, None, 0, None, 0, None, None, extra, "")
+
+    rows.put([sentence(1, para), sentence(2, para), sentence(3, None), sentence(4, other)])
+    rows.put([sentence(5, para)])
+    rows.finish()
+    rows.close()
+    db = sqlite3.connect(tmp_path / "x.tmp-rows0")
+    x = db.execute("SELECT id, extra FROM x ORDER BY id").fetchall()
+    extras = db.execute("SELECT x.extra FROM s LEFT JOIN x ON x.id = s.extra ORDER BY s.eid").fetchall()
+    db.close()
+    assert x == [(1, para), (2, other), (3, para)]  # once per batch
+    assert [e for (e,) in extras] == [para, para, None, other, para]

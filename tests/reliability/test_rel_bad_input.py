@@ -494,10 +494,10 @@ def _flip_all(path: Path, old: bytes, new: bytes) -> int:
 def test_rel_flipped_byte_in_a_unit_value_fails_verification(tmp_path: Path) -> None:
     root, _ = build_with(tmp_path, {})
     path = default_index_path(root)
-    # one bit of the value 5550007 in the row's text (UTF-8 here: shorter than UTF-16 for this
-    # line); the value is an offset into the text (schema 5), so it changes with it: 7 → 6
-    assert _flip_all(path, "电话：5550007".encode(), "电话：5550006".encode()) == 1
-    assert _flip_all(path, b"5550007", b"5550006") == 0
+    # one bit of the value 5550007 in the row's stored text: schema 7 stores a field line's value
+    # alone (ASCII, so UTF-8 TEXT) and the text is 电话：+ that value, so the text changes with it: 7 → 6
+    assert _flip_all(path, "电话：5550007".encode(), "电话：5550006".encode()) == 0
+    assert _flip_all(path, b"5550007", b"5550006") == 1
     result = query_once("复印机 电话", root)
     assert (result["status"], result["reason"]) == ("refused", "source_verification_failed")
     failure = result["verification_failure"]

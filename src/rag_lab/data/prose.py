@@ -20,6 +20,7 @@ Rules (docs/corpus-format.md, "Prose"):
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
@@ -39,6 +40,8 @@ CLOSERS = "”’」』）)]】》〉\"'"
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _MARKER = re.compile(r"(?:[-*+][ \t]+|\d{1,3}[.)、][ \t]*|>[ \t]*)+")
 _WORD = re.compile(r"\w")
+_SENTENCE_END = re.compile(f"[{re.escape(TERMINATORS)}]+[{re.escape(CLOSERS)}]*")
+_END_OF = operator.methodcaller("end")
 #: sentences of one document that become units; past it a warning names the line (memory bound)
 MAX_SENTENCES = 50_000
 
@@ -58,26 +61,17 @@ def heading_of(content: str) -> str | None:
 
 def split_sentences(line: str, offset: int = 0) -> list[tuple[int, int]]:
     """Spans ``[start, end)`` (plus ``offset``) of the sentences of one line (rules above)."""
-    spans: list[tuple[int, int]] = []
-    start, i, n = 0, 0, len(line)
-    while i < n:
-        if line[i] in TERMINATORS:
-            while i < n and line[i] in TERMINATORS:
-                i += 1
-            while i < n and line[i] in CLOSERS:
-                i += 1
-            spans.append((start, i))
-            start = i
-        else:
-            i += 1
-    spans.append((start, n))
     out = []
-    for a, b in spans:
-        piece = line[a:b]
-        lead = len(piece) - len(piece.lstrip())
-        a, b = a + lead, a + len(piece.rstrip())
-        if b > a and _WORD.search(line[a:b]):
+    start = 0
+    # a sentence ends after each run of terminators and the closers right after it (the regex
+    # finds, left to right, what a scan per character would: the two sets share no character)
+    for end in [*map(_END_OF, _SENTENCE_END.finditer(line)), len(line)]:
+        piece = line[start:end]
+        a = start + len(piece) - len(piece.lstrip())
+        b = start + len(piece.rstrip())
+        if b > a and _WORD.search(line, a, b):
             out.append((a + offset, b + offset))
+        start = end
     return out
 
 
@@ -102,14 +96,14 @@ def prose_units(
     title: str | None = None  # taken when the first sentence needs it (most lines are not prose)
     units: list[Unit] = []
     headings: list[tuple[int, str]] = []  # (level, text)
+    names: list[str] = []  # the texts of ``headings``, outermost first
     paragraph: list[Unit] = []
+    bounds = [0, 0]  # the paragraph's span: its first sentence's line start, its last one's line end
 
     def close_paragraph() -> None:
         if paragraph:
-            span = [paragraph[0]["_line_span"][0], paragraph[-1]["_line_span"][1]]
             for unit in paragraph:
-                del unit["_line_span"]
-                unit["parent_span"] = list(span)
+                unit["parent_span"] = list(bounds)
             paragraph.clear()
 
     for number, start, raw in lines:
@@ -126,12 +120,13 @@ def prose_units(
             close_paragraph()
             level = len(content) - len(content.lstrip("#"))
             headings = [h for h in headings if h[0] < level] + [(level, heading)]
+            names = [h for _, h in headings]
             continue
         lead = len(line) - len(line.lstrip().lstrip("\ufeff").lstrip())
         marker = _MARKER.match(line, lead)
         body_at = marker.end() if marker else lead
         body = line[body_at:]
-        line_span = [start + body_at, start + body_at + len(body.rstrip())]
+        line_from, line_to = start + body_at, start + body_at + len(body.rstrip())
         for a, b in split_sentences(body, start + body_at):
             if len(units) >= MAX_SENTENCES:
                 if warnings is not None:
@@ -158,11 +153,13 @@ def prose_units(
                 "value": text,
                 "modality": str(Modality.TEXT),
                 "kind": SENTENCE,
-                "headings": [h for _, h in headings],
+                "headings": list(names),
                 "title": title,
-                "_line_span": line_span,
             }
             units.append(unit)
+            if not paragraph:
+                bounds[0] = line_from
+            bounds[1] = line_to
             paragraph.append(unit)
     close_paragraph()
     return units

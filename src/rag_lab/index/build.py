@@ -41,12 +41,12 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
 from rag_lab.index.rows import batch_terms, compact_text, field_rows
-from rag_lab.index.schema import DDL, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
-from rag_lab.records import DEFAULT_RESERVED_FIELDS, Unit
+from rag_lab.records import DEFAULT_RESERVED_FIELDS, FULLWIDTH_COLON, Unit
 
 INDEX_DIR = ".rag_lab"
 INDEX_NAME = "index.sqlite"
@@ -267,7 +267,7 @@ def _write(
             db.executemany(
                 "INSERT INTO files (path, kind, size, sha256, mtime_ns, ctime_ns, inode, error, acl) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                batch.files,
+                _coded_kinds(batch.files),
             )
             db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
             db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
@@ -316,6 +316,16 @@ def _write(
     finally:
         units.close()
         db.close()
+
+
+_KIND_CODE = {kind: code for code, kind in enumerate(FILE_KINDS)}
+
+
+def _coded_kinds(files: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """Batch file rows with the kind (their second column) as its position in FILE_KINDS (schema 7)."""
+    code = _KIND_CODE
+    for path, kind, *rest in files:
+        yield (path, code[kind], *rest)
 
 
 def _recorded(db: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
@@ -473,12 +483,13 @@ def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) ->
         if about is not None:
             batch.warning_lines.append((rec.path, line_number, text, *about))
     pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
+    extras: dict[str, str | bytes] = {}  # this file's extra JSONs (_unit_row)
     while pending:
         unit = pending.pop()
         acl = unit.get("acl", PUBLIC)
         if unit["modality"] == "image":
             batch.images.append((len(batch.units), unit["color"], unit["size"], unit["shape"]))
-        batch.units.append(_unit_row(unit, number, acl))
+        batch.units.append(_unit_row(unit, number, acl, extras))
         texts.append(search_text(unit))
         for kind in ("subject", "field"):
             if unit[kind] is not None:
@@ -494,31 +505,48 @@ def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArr
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 
-def _unit_row(unit: Unit, file_id: int, acl: str) -> tuple[Any, ...]:
+def _unit_row(unit: Unit, file_id: int, acl: str, extras: dict[str, str | bytes] | None = None) -> tuple[Any, ...]:
     """A unit as the parent stages it: the units table's columns after ``id`` (schema.py), with
-    subject, field and ACL still as strings (the parent turns them into ids)."""
+    subject, field and ACL still as strings (the parent turns them into ids). ``extras``: the
+    stored extra JSON by the ``repr`` of its keys, kept across the units of one file — every
+    sentence of a paragraph has the same extra keys, so their JSON is made once. (Values that
+    JSON can hold — str, int, float, bool, None, lists and dicts of them — with equal ``repr``
+    have equal JSON; ``True`` and ``1``, or ``1`` and ``1.0``, differ in both.)"""
     extra = None
     if not unit.keys() <= _UNIT_COLUMNS:
         rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
-        extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
+        key = repr(rest) if extras is not None else ""
+        extra = extras.get(key) if extras is not None else None
+        if extra is None:
+            extra = compact_text(json.dumps(rest, ensure_ascii=False, sort_keys=True))
+            if extras is not None:
+                extras[key] = extra
     span = unit["span"] or (None, None)
-    text, value = unit["text"], unit["value"]
-    value_at = len(text) - len(value)
-    own_value = None
-    if value_at < 0 or not text.endswith(value):  # not a suffix of the text: stored as is
+    text, value, name = unit["text"], unit["value"], unit["field"]
+    at = len(text) - len(value)
+    value_at: int | None = at
+    own_value, stored = None, text
+    if at < 0 or not text.endswith(value):  # not a suffix of the text: stored as is
         value_at, own_value = 0, value
+    elif name is not None and at == len(name) + 1 and text.startswith(name) and text[len(name)] == FULLWIDTH_COLON:
+        stored, value_at = value, None  # schema 7: ``field：value`` — the value alone is stored
     evidence = unit["evidence_id"]
     if len(evidence) != 27 or not evidence.startswith("ev_"):
         raise IndexError_(f"unit of {unit['source']!r} has a malformed evidence id {evidence!r}")
+    start, end = span
+    if (start is None) != (end is None):
+        raise IndexError_(f"unit of {unit['source']!r} has a malformed span {unit['span']!r}")
+    if start is not None and end == start + len(text):
+        end = None  # schema 7: the span's end is derived from its start and the text
     return (
         bytes.fromhex(evidence[3:]),
         file_id,
-        span[0],
-        span[1],
+        start,
+        end,
         unit["line"],
-        compact_text(text),
+        compact_text(stored),
         unit["subject"],
-        unit["field"],
+        name,
         value_at,
         own_value,
         1 if unit["modality"] == "image" else 0,
@@ -966,23 +994,33 @@ def _copy_units(db: sqlite3.Connection, row_files: Sequence[Path], acls: list[st
         return 0
     db.execute("CREATE TEMP TABLE acl_position (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID")
     db.executemany("INSERT INTO temp.acl_position VALUES (?, ?)", [(a, i) for i, a in enumerate(acls)])
-    # each distinct extra once (schema 6), ids in the order of the values; the units refer to them
-    every = " UNION ALL ".join(f"SELECT extra FROM rows{i}.s WHERE extra IS NOT NULL" for i in range(len(row_files)))
+    # each distinct extra once (schema 6), ids in the order of the values; the units refer to them.
+    # A row file holds each of its batches' distinct extras once, in ``x`` (index/spill.py), and its
+    # rows their id there: ``extra_map<i>`` turns those ids into the ids of ``extras``
+    every = " UNION ALL ".join(f"SELECT extra FROM rows{i}.x" for i in range(len(row_files)))
     db.execute(f"INSERT INTO main.extras (extra) SELECT DISTINCT extra FROM ({every}) ORDER BY 1")
     db.execute("CREATE TEMP TABLE extra_id (extra PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID")
     db.execute("INSERT INTO temp.extra_id SELECT extra, id FROM main.extras")
+    for i in range(len(row_files)):
+        db.execute(f"CREATE TEMP TABLE extra_map{i} (local INTEGER PRIMARY KEY, id INTEGER NOT NULL)")
+        db.execute(
+            f"INSERT INTO temp.extra_map{i} SELECT x.id, e.id FROM rows{i}.x AS x "
+            "JOIN temp.extra_id AS e ON e.extra = x.extra ORDER BY x.id"
+        )
     arms = [
         "SELECT u.eid, u.file, u.span_start, u.span_end, u.line, u.text, s.id, f.id, u.value_at, u.value, "
         "u.modality, u.valid_from, u.valid_to, x.id, a.position "
         f"FROM rows{i}.s AS u LEFT JOIN main.strings AS s ON s.name = u.subject "
         "LEFT JOIN main.strings AS f ON f.name = u.field JOIN temp.acl_position AS a ON a.name = u.acl "
-        "LEFT JOIN temp.extra_id AS x ON x.extra = u.extra"
+        f"LEFT JOIN temp.extra_map{i} AS x ON x.local = u.extra"
         for i in range(len(row_files))
     ]
     db.execute(f"INSERT INTO main.units ({ROW_COLUMNS}) {' UNION ALL '.join(arms)} ORDER BY 1")
     copied: int = db.execute("SELECT count(*) FROM main.units").fetchone()[0]
     db.execute("DROP TABLE temp.acl_position")
     db.execute("DROP TABLE temp.extra_id")
+    for i in range(len(row_files)):
+        db.execute(f"DROP TABLE temp.extra_map{i}")
     return copied
 
 

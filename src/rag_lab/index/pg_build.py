@@ -55,7 +55,7 @@ from rag_lab.index.pg_schema import (
     generation_schema,
 )
 from rag_lab.index.pg_store import connect, current_generation, require_psycopg
-from rag_lab.index.store import stored_text
+from rag_lab.index.store import stored_text, stored_unit_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 
@@ -196,8 +196,9 @@ class _Rows:
     def units(self, batch: Batch) -> Iterator[tuple[Any, ...]]:
         for ev, file_id, start, end, line, text, subject, field, value_at, own, image, vf, vt, extra, acl in batch.units:
             source, sha256 = self._files[file_id - 1]
-            plain = stored_text(text)
-            value = plain[value_at:] if own is None else own
+            plain, value = stored_unit_text(text, field, value_at, own)
+            if start is not None and end is None:  # the SQLite layout's derived end (schema.py)
+                end = start + len(plain)
             modality = "image" if image else "text"
             yield ("ev_" + ev.hex(), source, sha256, start, end, line, plain, subject, field, value, modality,
                    vf, vt, None if extra is None else stored_text(extra), acl)

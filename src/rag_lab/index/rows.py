@@ -81,11 +81,12 @@ def field_rows(
     head, tail = f"{source}\0", f"\0{sha256}"
     sha = hashlib.sha256
     for number, at, line, colon, subject in found:
-        end = at + len(line)
+        # schema 7: the text is ``field：value``, so only the value is stored (value_at NULL) and the
+        # span's end is its start + the text's length (span_end NULL) — build._unit_row's rules
         rows.append(
             (
-                sha(f"{head}{at}:{end}{tail}".encode()).digest()[:12], file_id, at, end, number,
-                compact_text(line), subject, line[:colon], colon + 1, None, 0, None, None, None, acl,
+                sha(f"{head}{at}:{at + len(line)}{tail}".encode()).digest()[:12], file_id, at, None, number,
+                compact_text(line[colon + 1 :]), subject, line[:colon], None, None, 0, None, None, None, acl,
             )
         )  # fmt: skip
         texts.append(f"{subject} {line}")

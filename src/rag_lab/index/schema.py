@@ -13,17 +13,25 @@ Version 6 stores each distinct extra-keys JSON once, in ``extras``: a unit's ``e
 id of its row there. A prose sentence's extras (kind, title, heading path, paragraph span) are
 those of every other sentence of its paragraph, so the prose index no longer repeats them per
 sentence.
+
+Version 7 cuts fixed bytes per row: a unit whose text is ``field：value`` (every field line)
+stores only its value (``value_at`` NULL: the text is the field's name, a full-width colon and
+the stored value), a span that ends where the unit's text ends stores no end (``span_end``
+NULL), and a file's kind is its position in :data:`FILE_KINDS` instead of its name.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+
+FILE_KINDS = ("document", "image", "access", "aliases")
+"""The kinds of corpus file (data/corpus.py); ``files.kind`` is a position in this tuple."""
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
--- the snapshot; id 1.. in path order; sha256 as 32 raw bytes
+-- the snapshot; id 1.. in path order; kind: position in FILE_KINDS; sha256 as 32 raw bytes
 CREATE TABLE files (
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, size INTEGER, sha256 BLOB,
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind INTEGER NOT NULL, size INTEGER, sha256 BLOB,
     mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT, acl TEXT NOT NULL
 );
 CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
@@ -35,12 +43,14 @@ CREATE TABLE warning_lines (path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT
 CREATE TABLE strings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 -- id 1.. in evidence_id order: ties by id == ties by evidence_id, and a unit is found by its
 -- evidence id by binary search over ids (no index needed). eid: the evidence id's 12 digest bytes; text: TEXT (UTF-8) or BLOB (UTF-16-LE); value = text[value_at:] unless
--- value is set; modality 0 text, 1 image; acl: position in meta "acls"; extra: id in ``extras``
+-- value is set; value_at NULL: the unit's text is field name + '：' + the stored text, which is the value;
+-- span_end NULL (with a span_start): span_start + the text's length; modality 0 text, 1 image;
+-- acl: position in meta "acls"; extra: id in ``extras``
 -- of the JSON of the keys beyond the columns (kind, title, headings, image features, …), or NULL
 CREATE TABLE units (
     id INTEGER PRIMARY KEY, eid BLOB NOT NULL, file INTEGER NOT NULL,
     span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
-    subject INTEGER, field INTEGER, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    subject INTEGER, field INTEGER, value_at INTEGER, value TEXT, modality INTEGER NOT NULL,
     valid_from TEXT, valid_to TEXT, extra INTEGER, acl INTEGER NOT NULL
 );
 -- each distinct extra-keys JSON of the units once (TEXT, or a UTF-16-LE BLOB when shorter), id 1..

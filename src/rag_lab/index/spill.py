@@ -133,14 +133,17 @@ def whole_terms(
 # through the parent's Python. Column types and affinities are those of ``units`` (schema.py),
 # so each value is stored there exactly as an ``executemany`` of the same row would store it.
 # ``seq`` (the row's position in ``u``, in path order) breaks ties between equal digests as the
-# parent's stable sort does.
+# parent's stable sort does. A row's ``extra`` is the id, in ``x``, of its extra-keys JSON: each
+# batch's distinct JSONs are stored there once (a paragraph's sentences share theirs), so the
+# parent sorts the distinct values of ``x`` into ``extras``, not one value per unit.
 _ROW_COLUMNS_DDL = """
     file INTEGER NOT NULL, span_start INTEGER, span_end INTEGER, line INTEGER, text NOT NULL,
-    subject TEXT, field TEXT, value_at INTEGER NOT NULL, value TEXT, modality INTEGER NOT NULL,
+    subject TEXT, field TEXT, value_at INTEGER, value TEXT, modality INTEGER NOT NULL,
     valid_from TEXT, valid_to TEXT, extra, acl TEXT NOT NULL"""
 ROWS_DDL = f"""
 CREATE TABLE u (eid BLOB NOT NULL, {_ROW_COLUMNS_DDL});
 CREATE TABLE s (eid BLOB NOT NULL, seq INTEGER NOT NULL, {_ROW_COLUMNS_DDL}, PRIMARY KEY (eid, seq)) WITHOUT ROWID;
+CREATE TABLE x (id INTEGER PRIMARY KEY, extra NOT NULL);
 """
 _AFTER_EID = (
     "file, span_start, span_end, line, text, subject, field, value_at, value, modality, valid_from, valid_to, extra, acl"
@@ -149,11 +152,13 @@ ROW_COLUMNS = f"eid, {_AFTER_EID}"
 
 
 _PLAIN_TAIL = (None, 0, None, None, None)  # value, modality, valid_from, valid_to, extra of a field line's row
-_BOUND = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 14)
+# bound of a field line's row (index/rows.py): its span_end and value_at are NULL (schema 7) and are
+# written as literals too — sqlite3 binds None through its adapter lookup, slower than an int
+_BOUND = operator.itemgetter(0, 1, 2, 4, 5, 6, 7, 14)
 
 
 def _plain(row: tuple[Any, ...]) -> bool:
-    return row[9:14] == _PLAIN_TAIL and type(row[10]) is int
+    return row[3] is None and row[8] is None and row[9:14] == _PLAIN_TAIL and type(row[10]) is int
 
 
 class RowFile:
@@ -166,6 +171,7 @@ class RowFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
+        self._extras = 0  # ids given in ``x`` so far
 
     @staticmethod
     def create(path: Path) -> RowFile:
@@ -186,13 +192,29 @@ class RowFile:
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("BEGIN")
-        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 10 values bound per row, not 15
+        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 8 values bound per row, not 15
             self._db.executemany(
-                "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
+                "INSERT INTO u VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
             )
         else:
-            self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            ids: dict[str | bytes, int] = {}  # this batch's distinct extras → their id in ``x``
+            self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._by_id(rows, ids))
+            self._db.executemany("INSERT INTO x VALUES (?, ?)", [(i, extra) for extra, i in ids.items()])
+            self._extras += len(ids)
         self._db.execute("COMMIT")
+
+    def _by_id(self, rows: list[tuple[Any, ...]], ids: dict[str | bytes, int]) -> Iterator[tuple[Any, ...]]:
+        """``rows`` with their extra JSON (column 13) replaced by its id in ``x`` (new ones added to ``ids``)."""
+        first = self._extras + 1
+        for row in rows:
+            extra = row[13]
+            if extra is None:
+                yield row
+                continue
+            at = ids.get(extra)
+            if at is None:
+                at = ids[extra] = first + len(ids)
+            yield (*row[:13], at, row[14])
 
     def finish(self) -> None:
         """Order the rows put so far by (digest, position) into ``s`` (one sort, in C)."""

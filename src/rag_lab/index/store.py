@@ -23,7 +23,7 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
-from rag_lab.records import Unit
+from rag_lab.records import FULLWIDTH_COLON, Unit
 
 _SELECT_UNIT = (
     "SELECT u.id, u.eid, f.path, f.sha256, u.span_start, u.span_end, u.line, u.text, s.name, n.name, "
@@ -51,18 +51,29 @@ def stored_text(value: str | bytes) -> str:
     return value if isinstance(value, str) else value.decode("utf-16-le")
 
 
+def stored_unit_text(text: str | bytes, field: str | None, value_at: int | None, value: str | None) -> tuple[str, str]:
+    """A unit's (text, value) from its stored columns (schema.py): ``value_at`` NULL means the text
+    is ``field：value`` and only the value was stored; else value = text[value_at:] unless stored."""
+    stored = stored_text(text)
+    if value_at is None:
+        return f"{field}{FULLWIDTH_COLON}{stored}", stored
+    return stored, stored[value_at:] if value is None else value
+
+
 def _row_to_unit(row: Sequence[Any]) -> Unit:
-    text = stored_text(row[7])
+    text, value = stored_unit_text(row[7], row[9], row[10], row[11])
+    start = row[4]
     unit: Unit = {
         "evidence_id": "ev_" + row[1].hex(),
         "source": row[2],
         "sha256": row[3].hex(),
-        "span": None if row[4] is None else [row[4], row[5]],
+        # a NULL end (schema 7): the span ends where the text does
+        "span": None if start is None else [start, start + len(text) if row[5] is None else row[5]],
         "line": row[6],
         "text": text,
         "subject": row[8],
         "field": row[9],
-        "value": text[row[10] :] if row[11] is None else row[11],
+        "value": value,
         "modality": "image" if row[12] else "text",
     }
     if row[13] is not None:

@@ -146,16 +146,9 @@ def test_a_reader_checks_each_folder_once_and_still_refuses_a_symlinked_one(tmp_
 
 
 def plain_split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
-    from rag_lab.generation.parse import _ENDS, MARKER
+    from rag_lab.generation.parse import _ENDS, MARKER, blocked_positions
 
-    blocked: set[int] = set()
-    for value in protected or []:
-        if len(value) < 2:
-            continue
-        start = text.find(value)
-        while start >= 0:
-            blocked.update(range(start, start + len(value) - 1))
-            start = text.find(value, start + 1)
+    blocked = blocked_positions(text, protected)
     pieces: list[str] = []
     current = ""
     i = 0

@@ -77,9 +77,9 @@ _ENDS = "。！？!?；;\n"
 _END = re.compile(f"[{re.escape(_ENDS)}]")
 
 
-def split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
-    """Split after 。！？!?；; and newlines, never inside an occurrence of a ``protected`` string
-    (an evidence value such as ``上午九点。下午休息。``); markers after a sentence end stay with it."""
+def blocked_positions(text: str, protected: list[str] | None) -> set[int]:
+    """Positions inside an occurrence of a ``protected`` string (its last character excluded),
+    where :func:`split_sentences` never cuts."""
     blocked: set[int] = set()
     for value in protected or []:
         if len(value) < 2:
@@ -88,6 +88,13 @@ def split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
         while start >= 0:
             blocked.update(range(start, start + len(value) - 1))
             start = text.find(value, start + 1)
+    return blocked
+
+
+def split_sentences(text: str, protected: list[str] | None = None) -> list[str]:
+    """Split after 。！？!?；; and newlines, never inside an occurrence of a ``protected`` string
+    (an evidence value such as ``上午九点。下午休息。``); markers after a sentence end stay with it."""
+    blocked = blocked_positions(text, protected)
     pieces: list[str] = []
     start = 0  # where the current piece begins; every end before it was taken with a marker
     for end in _END.finditer(text):

@@ -140,16 +140,18 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     kind, word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
+    text_n, question_n = norm(text), norm(question)  # each normalised once: this runs per candidate
+    heads = answer_heads(question)
     context = norm(unit_context(unit))
-    own_grams, context_grams = bigrams(norm(text)), bigrams(context)
-    cued = said_by_cue(terms, norm(text))
+    own_grams, context_grams = bigrams(text_n), bigrams(context)
+    cued = said_by_cue(terms, text_n)
     own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
     # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
     # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
     kinds_found = {
         k: found
-        for k in kinds_asked(terms, answer_heads(question))
-        if k not in norm(text) and (found := instances(k, text))
+        for k in kinds_asked(terms, heads)
+        if k not in text_n and (found := instances(k, text))
     }
     own_grams |= set().union(*(term_grams(k) for k in kinds_found if k in terms), set())
     own_grams |= credited
@@ -166,11 +168,10 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     own_said = [t for t in named + pieces if t in covered and len(t) >= 2 and term_grams(t) & own_grams]
     if len(missing) == 1 and len(missing[0]) == 1 and len(own_said) >= PARTIAL_SAID:
         missing = ()
-    haystack = norm(text) + " " + norm(unit_context(unit))
+    haystack = text_n + " " + context
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
     # a date range of the question (1996年2月至4月) is one value: its dates in another order say another time
-    strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(norm(question)))
-    question_n = norm(question)
+    strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(question_n))
     values = _typed(question, kind, word, text, grams & own_grams)
     stand_in = not values and kind in ALIGNED_TYPES
     if stand_in:  # no name/place pattern: the span where the question's gap is
@@ -178,7 +179,7 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     edge = at_gap(question, text, values)
 
     kinds = _kind_words(question_n)
-    if not pieces and kinds and not any(k in norm(text) or k in said_by_cue([k], norm(text)) for k in kinds):
+    if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None) -> Support:
@@ -189,8 +190,7 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     if not grams:
         return result(False, "no_terms")
     # the sentence itself must say something the question asks about, not only the title
-    heads = answer_heads(question)
-    said = any(norm(h) in norm(text) for h in heads) or bool(said_by_cue(heads, norm(text)))
+    said = any(norm(h) in text_n for h in heads) or bool(said_by_cue(heads, text_n))
     mentions = bool(grams & own_grams) or said
     if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
         return result(False, "terms")
@@ -208,14 +208,14 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     question_grams = bigrams(question_n)
     novel = sum(
         1
-        for i, ch in enumerate(norm(text))
+        for i, ch in enumerate(text_n)
         if ch.isalnum()
-        and norm(text)[i : i + 2] not in question_grams
-        and (i == 0 or norm(text)[i - 1 : i + 1] not in question_grams)
+        and text_n[i : i + 2] not in question_grams
+        and (i == 0 or text_n[i - 1 : i + 1] not in question_grams)
     )
     slot = WH_AT.search(question_n) is not None
     spans = [v for _, _, v in aligned_span(question, text)]
-    if spans and all(_announces(v, answer_heads(question) + _kind_words(question_n)) for v in spans):
+    if spans and all(_announces(v, heads + _kind_words(question_n)) for v in spans):
         spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
     if slot and not spans and kinds_found:  # no aligned span: an instance of the asked kind (秋季开花)
         values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)

@@ -48,6 +48,12 @@ OWN_MIN = 0.6
 PARTIAL_SAID = 2
 #: a sentence answering an untyped question must say at least this many characters the question does not
 NOVEL_MIN = 2
+#: a restatement (docs/prose.md, "Restatement"): pieces of two or more characters beyond what the
+#: context names that the sentence itself must say whole, for an untyped question without an
+#: aligned span to pass
+RESTATED_PIECES = 2
+#: … and at least this many characters the question does not say (where the answer must stand)
+RESTATED_NOVEL = 4
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,16 @@ class Support:
     stand_in: bool = False  # the value is the aligned span standing in for a missing name/place pattern
     #: (question piece, what the sentence says instead, similarity) credited by answering/paraphrase.py
     paraphrased: tuple[tuple[str, str, float], ...] = ()
+    #: an untyped question passed as a restatement: every question piece said whole, no aligned span
+    restated: bool = False
 
-    def strength(self) -> tuple[bool, float, float, bool, bool]:
+    def strength(self) -> tuple[bool, bool, float, float, bool, bool]:
         """How well the check says this unit supports an answer, best first when sorted descending:
-        every term said lexically (no paraphrase credited), coverage, own share, a value at the
-        gap, a value found by its type pattern rather than by alignment. Equal strengths are a tie
-        the check cannot break (answering/prose.py refuses it when the texts say different things)."""
-        return (not self.paraphrased, self.coverage, self.own, self.at_gap, not self.stand_in)
+        every term said lexically (no paraphrase credited), something standing at the question's
+        gap (not a restatement), coverage, own share, a value at the gap, a value found by its
+        type pattern rather than by alignment. Equal strengths are a tie the check cannot break
+        (answering/prose.py refuses it when the texts say different things)."""
+        return (not self.paraphrased, not self.restated, self.coverage, self.own, self.at_gap, not self.stand_in)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +97,7 @@ class Support:
             "problem": self.problem,
             "at_gap": self.at_gap,
             "stand_in": self.stand_in,
+            **({"restated": True} if self.restated else {}),
             **({"paraphrased": [list(p) for p in self.paraphrased]} if self.paraphrased else {}),
         }
 
@@ -182,10 +192,11 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
-    def result(ok: bool, problem: str | None) -> Support:
+    def result(ok: bool, problem: str | None, restated: bool = False) -> Support:
         return Support(
-            ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge, stand_in and bool(values)
-        )
+            ok, kind, tuple(terms), covered, missing, coverage, own, values, problem, edge, stand_in and bool(values),
+            restated=restated,
+        )  # fmt: skip
 
     if not grams:
         return result(False, "no_terms")
@@ -215,13 +226,24 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     )
     slot = WH_AT.search(question_n) is not None
     spans = [v for _, _, v in aligned_span(question, text)]
-    if spans and all(_announces(v, heads + _kind_words(question_n)) for v in spans):
+    announced = bool(spans) and all(_announces(v, heads + _kind_words(question_n)) for v in spans)
+    if announced:
         spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
     if slot and not spans and kinds_found:  # no aligned span: an instance of the asked kind (秋季开花)
         values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
         spans = [v for _, _, v in values]
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
+    if not ok_ and slot and not announced and novel >= RESTATED_NOVEL and _restates(pieces, rest, own_grams):
+        return result(True, None, restated=True)
     return result(ok_, None if ok_ else "answer_type")
+
+
+def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
+    """Does the sentence restate the question (docs/prose.md, "Restatement")? Every bigram of the
+    question not named by the context is said by the sentence itself, and at least
+    ``RESTATED_PIECES`` pieces of two or more characters beyond the context are said whole."""
+    whole = [p for p in pieces if len(p) >= 2 and term_grams(p) <= own_grams]
+    return rest <= own_grams and len(whole) >= RESTATED_PIECES
 
 
 def said_by_cue(terms: list[str], text_n: str) -> list[str]:

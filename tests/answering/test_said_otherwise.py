@@ -96,3 +96,22 @@ def test_question_word_leftovers() -> None:
     assert content_terms("这个计划由谁来主持？") == ["计划", "主持"]  # 来 links the question word to its verb
     assert content_terms("威拍哇丽兰室路是以什么来命名的？") == ["威拍哇丽兰室路", "命名"]
     assert "来" in content_terms("硬枝黄蝉的名称是怎么来的？")  # 来 is the verb here
+
+
+@pytest.mark.parametrize(
+    ("question", "terms"),
+    [
+        ("新馆能否进行人工照明？", ["新馆", "人工照明"]),  # 进行 only carries its object
+        ("2011年，法院对他做出了什么判决？", ["2011年", "法院"]),  # the head 判决 says the action
+        ("学校作出了什么决定？", ["学校"]),
+        ("进行曲是什么？", ["进行曲"]),  # a word, not the light verb
+        ("研究进行了多久？", ["研究进行"]),  # the main verb: nothing after it but the question word
+    ],
+)
+def test_light_verbs_are_no_terms(question: str, terms: list[str]) -> None:
+    assert content_terms(question) == terms
+
+
+def test_a_sentence_saying_the_action_without_the_light_verb_passes() -> None:
+    assert result("2008年，欧盟做出了什么批准？", "2008年，欧盟批准新馆作为展览场地。", "新馆") == "ok"
+    assert result("新馆能否进行人工照明？", "新馆目前尚未安装人工照明设备。", "新馆") == "ok"

@@ -99,8 +99,10 @@ def answer_heads(question: str) -> list[str]:
     return [m.group(1) for m in WH_HEAD.finditer(WH_TYPE_RE.sub(" ", norm(question))) if m.group(1)]
 
 
-#: the pro-verbs 做/干 next to a question word stand for the verb the answer gives (会如何做, 还能做什么)
-PRO_VERB_RE = re.compile(r"(?<=如何|怎么|怎样)[做干]|[做干](?=了?什么)")
+#: the pro-verbs 做/干 next to a question word stand for the verb the answer gives (会如何做, 还能做什么);
+#: a light verb (进行/加以/予以/做出/作出) before its object only carries it (做出了什么判决 asks what was
+#: judged, 进行人工栽培 is 人工栽培): the object says the action (进行曲 is a word)
+PRO_VERB_RE = re.compile(r"(?<=如何|怎么|怎样)[做干]|[做干](?=了?什么)|(?:进行|加以|予以|[做作]出)(?=了?\w)(?!曲|了?[多几吗呢])")
 #: 来 between a question word and its verb (由谁来主持, 以什么来命名) only links them
 COME_RE = re.compile(r"(?:(?<=谁)|(?<=什么)|(?<=怎么)|(?<=如何)|(?<=怎样))来(?=\w)(?![的了吗呢])")
 

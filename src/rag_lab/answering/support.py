@@ -46,6 +46,11 @@ OWN_MIN = 0.6
 #: partial coverage: terms of two or more characters the sentence itself must say for one lone
 #: single-character piece to go unsaid (docs/prose.md, "Coverage")
 PARTIAL_SAID = 2
+#: graded coverage (docs/prose.md, "One piece unsaid"): other pieces the sentence must say whole for
+#: one piece of two or more characters to go unsaid, and the largest share of the pieces' characters
+#: that piece may hold
+UNSAID_BESIDE = 2
+UNSAID_SHARE = 1 / 3
 #: a sentence answering an untyped question must say at least this many characters the question does not
 NOVEL_MIN = 2
 #: a restatement (docs/prose.md, "Restatement"): pieces of two or more characters beyond what the
@@ -75,14 +80,16 @@ class Support:
     paraphrased: tuple[tuple[str, str, float], ...] = ()
     #: an untyped question passed as a restatement: every question piece said whole, no aligned span
     restated: bool = False
+    #: a question piece left unsaid by graded coverage (``UNSAID_BESIDE``, ``UNSAID_SHARE``)
+    unsaid: tuple[str, ...] = ()
 
     def strength(self) -> tuple[bool, bool, float, float, bool, bool]:
         """How well the check says this unit supports an answer, best first when sorted descending:
-        every term said lexically (no paraphrase credited), something standing at the question's
+        every term said (no paraphrase credited, no piece left unsaid), something standing at the question's
         gap (not a restatement), coverage, own share, a value at the gap, a value found by its
         type pattern rather than by alignment. Equal strengths are a tie the check cannot break
         (answering/prose.py refuses it when the texts say different things)."""
-        return (not self.paraphrased, not self.restated, self.coverage, self.own, self.at_gap, not self.stand_in)
+        return (not (self.paraphrased or self.unsaid), not self.restated, self.coverage, self.own, self.at_gap, not self.stand_in)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +105,7 @@ class Support:
             "at_gap": self.at_gap,
             "stand_in": self.stand_in,
             **({"restated": True} if self.restated else {}),
+            **({"unsaid": list(self.unsaid)} if self.unsaid else {}),
             **({"paraphrased": [list(p) for p in self.paraphrased]} if self.paraphrased else {}),
         }
 
@@ -130,10 +138,16 @@ def support_check(question: str, unit: Unit, paraphrases: Paraphrases | None = N
     close enough (``Paraphrases.said_as``); the result records it in ``paraphrased``.
     """
     plain = _check(question, unit, set())
-    if paraphrases is None or plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
+    if plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
         return plain
     piece = plain.missing[0]
     if len(piece) < 2 or piece in _kind_words(norm(question)):
+        return plain
+    if _may_go_unsaid(piece, question, unit):
+        credited = _check(question, unit, term_grams(piece))
+        if credited.ok:
+            return replace(credited, unsaid=(piece,))
+    if paraphrases is None:
         return plain
     credited = _check(question, unit, term_grams(piece))
     if not credited.ok:
@@ -142,6 +156,22 @@ def support_check(question: str, unit: Unit, paraphrases: Paraphrases | None = N
     if said is None:
         return plain
     return replace(credited, paraphrased=((piece, said[0], round(said[1], 4)),))
+
+
+def _may_go_unsaid(piece: str, question: str, unit: Unit) -> bool:
+    """Graded coverage (docs/prose.md, "One piece unsaid"): the one unsaid ``piece`` may go unsaid
+    when every other piece of the question beyond the context is said whole by the sentence (all its
+    bigrams, cue words counted), at least ``UNSAID_BESIDE`` of them of two or more characters, and
+    ``piece`` holds at most ``UNSAID_SHARE`` of the pieces' characters."""
+    text_n = norm(str(unit.get("text", "")))
+    terms = content_terms(question)
+    _named, pieces = split_by_context(terms, norm(unit_context(unit)))
+    own_grams = bigrams(text_n) | set().union(set(), *(term_grams(w) for w in said_by_cue(terms, text_n)))
+    others = [p for p in pieces if p != piece]
+    if not all(term_grams(p) <= own_grams for p in others):
+        return False
+    total = sum(len(p) for p in pieces)
+    return len([p for p in others if len(p) >= 2]) >= UNSAID_BESIDE and len(piece) <= total * UNSAID_SHARE
 
 
 def _check(question: str, unit: Unit, credited: set[str]) -> Support:

@@ -115,3 +115,16 @@ def test_light_verbs_are_no_terms(question: str, terms: list[str]) -> None:
 def test_a_sentence_saying_the_action_without_the_light_verb_passes() -> None:
     assert result("2008年，欧盟做出了什么批准？", "2008年，欧盟批准新馆作为展览场地。", "新馆") == "ok"
     assert result("新馆能否进行人工照明？", "新馆目前尚未安装人工照明设备。", "新馆") == "ok"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("读者在一年内借满一百本书，称为阅读之星（Reading Star）。", "ok"),  # the description, then its name
+        ("这些读者，被称为阅读之星。", "ok"),
+        ("他们，称为阅读之星。", "answer_type"),  # too little before the cue to describe anything
+        ("读者在一年内借满一百本书，称为阅读之星奖励计划。", "answer_type"),  # a longer name, not the term
+    ],
+)
+def test_a_term_named_after_its_description_is_defined(text: str, expected: str) -> None:
+    assert result("什么是阅读之星？", text, "图书馆") == expected

@@ -199,7 +199,17 @@ def defines(term: str, text: str, opens_paragraph: bool = True) -> list[tuple[in
     )
     if not found and opens_paragraph and (m := opening.match(norm)):
         found.append((m.start(), m.end(), m.group()))
+    # named after the description: 总杆数低于标准杆数一杆完成比赛，称为小鸟球（Birdie）
+    named = re.compile(
+        r"(?<=[，,])\s*(?:被|就|便|则)?(?:称为|称作|称之为|叫做|叫作)\s*[「“\"《]?" + re.escape(term) + r"[」”\"》]?(?![\w\-])"
+    )
+    if not found and (m := named.search(norm)) and len(re.sub(r"\W", "", norm[: m.start()])) >= NAMED_DESCRIPTION_MIN:
+        found.append((m.start(), m.end(), m.group()))
     return found
+
+
+#: word characters a description must hold before the naming cue (``…完成比赛，称为小鸟球``)
+NAMED_DESCRIPTION_MIN = 4
 
 
 def answer_type(question: str) -> tuple[AnswerType, str | None]:

@@ -134,6 +134,8 @@ class Index:
         self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
         self._key_rows: dict[tuple[str, str], tuple[tuple[Any, ...], ...]] = {}
         self._key_row_count = 0
+        self._source_rows: dict[str, tuple[tuple[Any, ...], ...]] = {}  # file path → its units' rows
+        self._source_row_count = 0
         self._fields: dict[str, list[str]] = {}
         self._folded: dict[str, set[tuple[str, str]]] = {}  # folded text → its (name, kind) pairs
         self._no_folded: set[str] = set()  # folded texts no name folds to
@@ -300,12 +302,26 @@ class Index:
         return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
     def units_of_source(self, source: str) -> list[Unit]:
-        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
-        rows = self._query(
-            _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
-            "ORDER BY u.span_start, u.id",
-            (source,),
-        )
+        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py);
+        the rows are remembered for this open version (a prose request asks for the files of
+        its kept sentences and of their previous sentences), new dicts handed out each call."""
+        rows = self._source_rows.get(source)
+        if rows is None:
+            rows = tuple(
+                map(
+                    tuple,
+                    self._query(
+                        _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
+                        "ORDER BY u.span_start, u.id",
+                        (source,),
+                    ),
+                )
+            )
+            if self._source_row_count + len(rows) > MEMO_ROWS:
+                self._source_rows.clear()
+                self._source_row_count = 0
+            self._source_rows[source] = rows
+            self._source_row_count += len(rows)
         return [_row_to_unit(r) for r in rows]
 
     def _id_of(self, evidence_id: str) -> int | None:

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.retrieval.answer import Decider, _plainly_equal, _unit_key
 from rag_lab.retrieval.rank import rank
 from rag_lab.retrieval.trace import Trace
+from rag_lab.retrieval.verify import read_whole
 
 DEMO_PROSE = Path(__file__).resolve().parents[2] / "src" / "rag_lab" / "demo" / "prose"
 CLAIM_CHARS = "开放时间是周一至周五的不未无图书馆东湖12３年月日号documents/a.md ，。（）未注明生效日期"
@@ -163,3 +165,18 @@ def test_prose_audit_passes_is_the_support_check(tmp_path: Path) -> None:
                 seen[want] += 1
             assert answer_type(question) == answer_type.__wrapped__(question)
     assert seen[True] >= 5 and seen[False] >= 50
+
+
+def test_read_whole_reads_what_read_bytes_reads(tmp_path: Path) -> None:
+    """``read_whole`` through a bare descriptor = ``Path.read_bytes``, at chunk edges too; a
+    folder or a missing file raises the OSError ``open`` raises (the reader reports its strerror)."""
+    for size in (0, 1, 125, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 3 * (1 << 16) + 7):
+        path = tmp_path / f"f{size}"
+        path.write_bytes(bytes(range(256)) * (size // 256) + bytes(size % 256))
+        assert read_whole(str(path)) == path.read_bytes()
+    for where in (tmp_path, tmp_path / "absent"):
+        with pytest.raises(OSError) as plain:
+            where.read_bytes()
+        with pytest.raises(OSError) as ours:
+            read_whole(str(where))
+        assert ours.value.strerror == plain.value.strerror

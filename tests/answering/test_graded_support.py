@@ -12,6 +12,7 @@ from datetime import date
 import pytest
 
 from rag_lab.answering.prose import decide_prose, support_check
+from rag_lab.answering.support import passes
 from rag_lab.records import Status
 
 
@@ -88,6 +89,7 @@ def test_one_piece_may_go_unsaid(question: str, text: str, title: str, expected:
     support = support_check(question, sentence(text, title))
     assert ("ok" if support.ok else support.problem) == expected
     assert support.unsaid == unsaid
+    assert passes(question, sentence(text, title)) == support.ok  # the conflict audit's verdict too
     if expected == "terms":
         assert support.missing
 

@@ -137,7 +137,19 @@ def support_check(question: str, unit: Unit, paraphrases: Paraphrases | None = N
     whole check pass, the piece counts as said if the model finds a candidate of the sentence
     close enough (``Paraphrases.said_as``); the result records it in ``paraphrased``.
     """
-    plain = _check(question, unit, set())
+    return _graded(question, unit, paraphrases, verdict_only=False)
+
+
+def passes(question: str, unit: Unit) -> bool:
+    """``support_check(question, unit).ok``, without describing a unit that fails on its terms
+    (its typed values, aligned span and gap are not looked for): the conflict audit asks only
+    this, of ≈ 50 candidates per question, most of which fail there."""
+    return _graded(question, unit, None, verdict_only=True).ok
+
+
+def _graded(question: str, unit: Unit, paraphrases: Paraphrases | None, verdict_only: bool) -> Support:
+    """``support_check``'s body: the plain check, then one piece unsaid, then the paraphrase test."""
+    plain = _check(question, unit, set(), verdict_only)
     if plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
         return plain
     piece = plain.missing[0]
@@ -174,9 +186,9 @@ def _may_go_unsaid(piece: str, question: str, unit: Unit) -> bool:
     return len([p for p in others if len(p) >= 2]) >= UNSAID_BESIDE and len(piece) <= total * UNSAID_SHARE
 
 
-def _check(question: str, unit: Unit, credited: set[str]) -> Support:
+def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = False) -> Support:
     """``support_check`` without the paraphrase test; ``credited``: bigrams counted as said by the
-    sentence (those of a piece the paraphrase test may credit)."""
+    sentence (those of a piece the paraphrase test may credit); ``verdict_only``: see :func:`passes`."""
     kind, word = answer_type(question)
     terms = content_terms(question)
     text = str(unit.get("text", ""))
@@ -212,15 +224,22 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
     strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
     # a date range of the question (1996年2月至4月) is one value: its dates in another order say another time
     strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(question_n))
+    kinds = _kind_words(question_n)
+    if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
+        missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
+    # the sentence itself must say something the question asks about, not only the title
+    said = any(norm(h) in text_n for h in heads) or bool(said_by_cue(heads, text_n))
+    mentions = bool(grams & own_grams) or said
+    failed = None if grams else "no_terms"
+    if grams and (not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions):
+        failed = "terms"
+    if failed is not None and verdict_only:  # the typed values only describe a unit that fails
+        return Support(False, kind, tuple(terms), covered, missing, coverage, own, (), failed)
     values = _typed(question, kind, word, text, grams & own_grams)
     stand_in = not values and kind in ALIGNED_TYPES
     if stand_in:  # no name/place pattern: the span where the question's gap is
         values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
     edge = at_gap(question, text, values)
-
-    kinds = _kind_words(question_n)
-    if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
-        missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
 
     def result(ok: bool, problem: str | None, restated: bool = False) -> Support:
         return Support(
@@ -228,13 +247,8 @@ def _check(question: str, unit: Unit, credited: set[str]) -> Support:
             restated=restated,
         )  # fmt: skip
 
-    if not grams:
-        return result(False, "no_terms")
-    # the sentence itself must say something the question asks about, not only the title
-    said = any(norm(h) in text_n for h in heads) or bool(said_by_cue(heads, text_n))
-    mentions = bool(grams & own_grams) or said
-    if not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions:
-        return result(False, "terms")
+    if failed is not None:
+        return result(False, failed)
     if kind == AnswerType.DEFINITION:
         term = defined_term(question)
         opens = (

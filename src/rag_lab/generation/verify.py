@@ -222,6 +222,26 @@ def supports(
     return not missing, missing
 
 
+def holds(
+    claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str], prepared: Prepared | None = None
+) -> bool:
+    """``supports(...)[0]`` without the list of what is missing: the checks in the same order,
+    stopping at the first that fails (a cell of a unit the claim does not cite needs only its
+    truth: what it misses is reported for cited units alone)."""
+    if unit.get("field") in reserved:
+        return False
+    stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
+    for fact in facts:
+        if fact.kind == "no_date":
+            if unit.get("valid_from"):
+                return False
+        elif fact.text not in stuff:
+            return False
+    if _dropped(normalize(claim), negatable):
+        return False
+    return novelty(claim, stuff, names, grams) <= NOVELTY_LIMIT
+
+
 def dropped_negations(claim: str, unit: Unit) -> list[str]:
     """A negated phrase of the unit (``不开放``) whose words the claim repeats without the negation."""
     return _dropped(normalize(claim), _negatable(unit))
@@ -390,10 +410,14 @@ def _check(
     facts = facts_of(sentence, vocabulary)
     row: dict[str, bool] = {}
     why: dict[str, list[str]] = {}
+    cited = set(valid)
     for ref in request.evidence:
-        row[ref.ref], why[ref.ref] = supports(
-            sentence, facts, ref.unit, request.reserved_fields, materials[ref.ref]
-        )
+        if ref.ref in cited:  # what a cited unit misses is reported: the whole check
+            row[ref.ref], why[ref.ref] = supports(
+                sentence, facts, ref.unit, request.reserved_fields, materials[ref.ref]
+            )
+        else:  # only the cell's truth is reported: the checks stop at the first that fails
+            row[ref.ref] = holds(sentence, facts, ref.unit, request.reserved_fields, materials[ref.ref])
     by_cited = [r for r in valid if row[r]]
     stated: list[int] = []
     text = normalize(sentence)

@@ -237,7 +237,10 @@ def _batched_rows(rows: Weights, probe: _Probe, group: list[tuple[int, TermPosti
     for j, (_, term, _) in enumerate(group):
         term._pairs.take(probe.byte, out=pairs[j])  # type: ignore[union-attr]
     pairs &= probe.pair_mask  # the candidate's bit, in both bytes
-    block = probe.base(group[0][2].base) * pairs.astype(bool)  # base × 1.0 where held (tf > 1 too), else 0.0
+    at = [k for k, _, _ in group]
+    whole = at == list(range(rows.shape[0]))  # the usual case: every term, in order: rows themselves
+    block = rows if whole else np.empty((len(group), probe.units.size))
+    np.multiply(probe.base(group[0][2].base), pairs.astype(bool), out=block)  # base × 1.0 where held, else 0.0
     cells = np.flatnonzero(pairs > 255)  # (term, candidate) cells with tf > 1, by term
     if cells.size:
         term_at, unit_at = np.divmod(cells, probe.units.size)
@@ -249,7 +252,8 @@ def _batched_rows(rows: Weights, probe: _Probe, group: list[tuple[int, TermPosti
             if a < b:
                 weights[a:b] = weight_of.more_weights.take(np.searchsorted(weight_of.more_ids, held_more[a:b]))
         block[term_at, unit_at] = weights
-    rows[[k for k, _, _ in group]] = block
+    if not whole:
+        rows[at] = block
 
 
 def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:

@@ -85,6 +85,23 @@ def _row_to_unit(row: Sequence[Any]) -> Unit:
     return unit
 
 
+class _RowMemo:
+    """Unit rows by a lookup key, emptied before it would hold more than MEMO_ROWS rows."""
+
+    __slots__ = ("count", "rows")
+
+    def __init__(self) -> None:
+        self.rows: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+        self.count = 0
+
+    def put(self, key: Any, rows: tuple[tuple[Any, ...], ...]) -> None:
+        if self.count + len(rows) > MEMO_ROWS:
+            self.rows.clear()
+            self.count = 0
+        self.rows[key] = rows
+        self.count += len(rows)
+
+
 def _eid(evidence_id: object) -> bytes | None:
     """The 12 stored bytes of an evidence id (None: not of the form ``ev_`` + 24 hex digits)."""
     if not isinstance(evidence_id, str) or len(evidence_id) != 27 or not evidence_id.startswith("ev_"):
@@ -132,8 +149,8 @@ class Index:
         self._keys: dict[tuple[str, str], bool] = {}
         self._absent_terms: set[int] = set()  # terms with no visible postings row
         self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
-        self._key_rows: dict[tuple[str, str], tuple[tuple[Any, ...], ...]] = {}
-        self._key_row_count = 0
+        self._key_rows = _RowMemo()  # (subject, field) → its units' rows
+        self._source_rows = _RowMemo()  # file path → its units' rows
         self._fields: dict[str, list[str]] = {}
         self._folded: dict[str, set[tuple[str, str]]] = {}  # folded text → its (name, kind) pairs
         self._no_folded: set[str] = set()  # folded texts no name folds to
@@ -252,24 +269,19 @@ class Index:
     def _rows_of_key(self, subject: str, field: str) -> tuple[tuple[Any, ...], ...]:
         """The rows of every visible unit of ``(subject, field)``, ascending ids; remembered for
         this open version (ranking asks for a key's ids, the audit then for its units)."""
-        key = (subject, field)
-        rows = self._key_rows.get(key)
+        return self._kept_rows(
+            self._key_rows,
+            (subject, field),
+            _SELECT_UNIT + f" WHERE u.subject = {_NAME_ID} AND u.field = {_NAME_ID} AND u.{{visible}} ORDER BY u.id",
+        )
+
+    def _kept_rows(self, memo: _RowMemo, key: Any, sql: str) -> tuple[tuple[Any, ...], ...]:
+        """The rows ``sql`` selects with ``key`` as its parameters (a tuple) or its one parameter,
+        remembered in ``memo`` for this open version."""
+        rows = memo.rows.get(key)
         if rows is None:
-            rows = tuple(
-                map(
-                    tuple,
-                    self._query(
-                        _SELECT_UNIT
-                        + f" WHERE u.subject = {_NAME_ID} AND u.field = {_NAME_ID} AND u.{{visible}} ORDER BY u.id",
-                        key,
-                    ),
-                )
-            )
-            if self._key_row_count + len(rows) > MEMO_ROWS:
-                self._key_rows.clear()
-                self._key_row_count = 0
-            self._key_rows[key] = rows
-            self._key_row_count += len(rows)
+            rows = tuple(map(tuple, self._query(sql, key if isinstance(key, tuple) else (key,))))
+            memo.put(key, rows)
         return rows
 
     def units_for_key(self, subject: str, field: str) -> list[Unit]:
@@ -300,11 +312,14 @@ class Index:
         return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
     def units_of_source(self, source: str) -> list[Unit]:
-        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py)."""
-        rows = self._query(
+        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py);
+        the rows are remembered for this open version (a prose request asks for the files of
+        its kept sentences and of their previous sentences), new dicts handed out each call."""
+        rows = self._kept_rows(
+            self._source_rows,
+            source,
             _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
             "ORDER BY u.span_start, u.id",
-            (source,),
         )
         return [_row_to_unit(r) for r in rows]
 

@@ -32,7 +32,8 @@ def audit_units(
 ) -> list[Unit] | None:
     """Prose units of the lexical top ``AUDIT_POOL`` not in ``seen`` that pass the support
     check, each verified (``verify`` raises on failure); None when ``source`` is no index."""
-    from rag_lab.answering.prose import PROSE_KINDS, support_check
+    from rag_lab.answering.prose import PROSE_KINDS
+    from rag_lab.answering.support import passes
 
     if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
         return None
@@ -41,7 +42,7 @@ def audit_units(
         unit = candidate["evidence"]
         if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
             continue
-        if support_check(question, unit).ok:
+        if passes(question, unit):  # support_check(question, unit).ok
             verify(unit)
             found.append(unit)
     return found

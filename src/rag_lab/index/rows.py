@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import unicodedata
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from rag_lab.data.access import ACCESS_FIELD
-from rag_lab.data.documents import BOM, DATE_FIELDS
+from rag_lab.data.documents import _ASCII_FIELD_LINE, BOM, DATE_FIELDS
+from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, split_sentences
+from rag_lab.index.spill import SENTENCE_TAIL  # subject … valid_to of a sentence's row (_unit_row)
 from rag_lab.index.terms import _MARK, _NON_WORD, codes_of_points, unit_terms
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD
 
@@ -36,19 +40,44 @@ def compact_text(text: str) -> str | bytes:
     return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
 
 
-def field_rows(
-    source: str, data: bytes, sha256: str, file_id: int, acl: str
-) -> tuple[list[tuple[Any, ...]], list[str]] | None:
-    """The unit rows (index/build.py ``_unit_row``'s layout) and search texts of a document of
-    field lines and blank lines only; None when it is of any other shape (nothing is decided then)."""
+def _plain_text(data: bytes) -> str | None:
+    """``data`` decoded, when it has no NUL, no CR, no BOM and is valid UTF-8 (what both fast paths need)."""
     if b"\0" in data or b"\r" in data:
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if text.startswith(BOM):
+    return None if text.startswith(BOM) else text
+
+
+def fast_rows(
+    source: str, data: bytes, sha256: str, file_id: int, acl: str
+) -> tuple[list[tuple[Any, ...]], list[str], bool] | None:
+    """:func:`field_rows` or :func:`prose_rows` of a document, whichever answers, and whether its
+    rows are field lines (which name a subject and a field); None when neither does."""
+    text = _plain_text(data)
+    if text is None:
         return None
+    found = _field_rows(text, source, sha256, file_id, acl)
+    if found is not None:
+        return (*found, True)
+    found = _prose_rows(text, source, sha256, file_id, acl)
+    return None if found is None else (*found, False)
+
+
+def field_rows(
+    source: str, data: bytes, sha256: str, file_id: int, acl: str
+) -> tuple[list[tuple[Any, ...]], list[str]] | None:
+    """The unit rows (index/build.py ``_unit_row``'s layout) and search texts of a document of
+    field lines and blank lines only; None when it is of any other shape (nothing is decided then)."""
+    text = _plain_text(data)
+    return None if text is None else _field_rows(text, source, sha256, file_id, acl)
+
+
+def _field_rows(
+    text: str, source: str, sha256: str, file_id: int, acl: str
+) -> tuple[list[tuple[Any, ...]], list[str]] | None:
     found: list[tuple[int, int, str, int, str]] = []
     subject: str | None = None
     start = 0
@@ -90,6 +119,112 @@ def field_rows(
             )
         )  # fmt: skip
         texts.append(f"{subject} {line}")
+    return rows, texts
+
+
+def prose_rows(
+    source: str, data: bytes, sha256: str, file_id: int, acl: str
+) -> tuple[list[tuple[Any, ...]], list[str]] | None:
+    """The unit rows and search texts of a document of Markdown headings, prose lines and blank
+    lines only — what ``parse_document`` (its ``prose_units``), ``_unit_row`` and ``search_text``
+    give, without a unit dict per sentence; None when it is of any other shape: a line the field
+    parser reads or warns about (a full-width colon after the line's first character, an ASCII
+    colon it would warn about), a ``|`` (a table could start there), a BOM, a CR, a NUL,
+    undecodable bytes, more than ``MAX_SENTENCES`` sentences."""
+    text = _plain_text(data)
+    return None if text is None else _prose_rows(text, source, sha256, file_id, acl)
+
+
+def _prose_rows(
+    text: str, source: str, sha256: str, file_id: int, acl: str
+) -> tuple[list[tuple[Any, ...]], list[str]] | None:
+    if "|" in text or BOM in text:
+        return None
+    lines = text.split("\n")
+    colons, ascii_colons = FULLWIDTH_COLON in text, ":" in text
+    if colons or ascii_colons:
+        for line in lines:  # parse_document's field lines and its warnings: the full path's
+            if FULLWIDTH_COLON in line:
+                if line.strip().find(FULLWIDTH_COLON) > 0:
+                    return None
+            elif ":" in line and _ASCII_FIELD_LINE.match(line.strip()):
+                return None
+    title: str | None = None  # data/prose.py document_title: the first non-empty heading, else the stem
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            title = heading_of(line.strip())
+            if title:
+                break
+    if not title:
+        title = PurePosixPath(source).stem
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+    title_json = dumps(title)
+    rows: list[tuple[Any, ...]] = []
+    texts: list[str] = []
+    headings: list[tuple[int, str]] = []
+    # per heading path: the sentence's search-text prefix (search_text) and its extras JSON up to
+    # the paragraph span (_unit_row: json.dumps of headings, kind, parent_span, title, keys sorted)
+    prefix = " ".join(p for p in dict.fromkeys([title, ""]) if p)
+    extra_head = f'{{"headings": [], "kind": "{SENTENCE}", "parent_span": ['
+    extra_tail = f"], \"title\": {title_json}}}"
+    paragraph: list[tuple[bytes, int, int, str | bytes, str]] = []  # (digest, start, line, stored text, search text)
+    bounds = [0, 0]
+    count = 0
+    head, tail = f"{source}\0", f"\0{sha256}"
+    sha = hashlib.sha256
+
+    def close_paragraph() -> None:
+        extra = compact_text(f"{extra_head}{bounds[0]}, {bounds[1]}{extra_tail}")
+        for digest, at, number, stored, search in paragraph:
+            rows.append((digest, file_id, at, None, number, stored, *SENTENCE_TAIL, extra, acl))
+            texts.append(search)
+        paragraph.clear()
+
+    start = 0
+    for number, line in enumerate(lines, 1):
+        at_line = start
+        start += len(line) + 1
+        content = line.strip()
+        if not content:
+            if paragraph:
+                close_paragraph()
+            continue
+        heading = heading_of(content)
+        if heading is not None:
+            if paragraph:
+                close_paragraph()
+            level = len(content) - len(content.lstrip("#"))
+            headings = [h for h in headings if h[0] < level] + [(level, heading)]
+            names = [h for _, h in headings]
+            last = names[-1]
+            prefix = " ".join(p for p in dict.fromkeys([title, last]) if p)
+            extra_head = f'{{"headings": {dumps(names)}, "kind": "{SENTENCE}", "parent_span": ['
+            continue
+        lead = len(line) - len(line.lstrip())
+        marker = _MARKER.match(line, lead)
+        body_at = marker.end() if marker else lead
+        body = line[body_at:]
+        spans = split_sentences(body, body_at)
+        if not spans:
+            continue
+        count += len(spans)
+        if count > MAX_SENTENCES:
+            return None  # the full path warns about the line where it stopped
+        if not paragraph:
+            bounds[0] = at_line + body_at
+        bounds[1] = at_line + body_at + len(body.rstrip())
+        for a, b in spans:
+            sentence = line[a:b]
+            a += at_line
+            b += at_line
+            paragraph.append(
+                (
+                    sha(f"{head}{a}:{b}{tail}".encode()).digest()[:12], a, number, compact_text(sentence),
+                    f"{prefix} {sentence}" if prefix else sentence,
+                )
+            )  # fmt: skip
+    if paragraph:
+        close_paragraph()
     return rows, texts
 
 

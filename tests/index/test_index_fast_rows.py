@@ -92,6 +92,7 @@ PROSE_LINES = [
     "没有句号的一行",
     "含\"引号\\和反斜杠\"的句子。",
     "表情😀和𠀀。",
+    "😀😀ab。",  # shorter in UTF-8 than 2 bytes per code point: stored as text (compact_text)
     "\u3000全角空格开头。\u3000",
     "ＡＢＣ全角字母。",
     "a: b 不是字段行",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Sequence
 from pathlib import PurePosixPath
@@ -24,8 +25,7 @@ import numpy.typing as npt
 
 from rag_lab.data.access import ACCESS_FIELD
 from rag_lab.data.documents import _ASCII_FIELD_LINE, BOM, DATE_FIELDS
-from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, split_sentences
-from rag_lab.index.spill import SENTENCE_TAIL  # subject … valid_to of a sentence's row (_unit_row)
+from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, sentence_spans
 from rag_lab.index.terms import _MARK, _NON_WORD, codes_of_points, unit_terms
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD
 
@@ -38,6 +38,16 @@ def compact_text(text: str) -> str | bytes:
         return text
     # 2 bytes per character in UTF-16 (4 for the rare astral ones: then at worst not the shorter)
     return text.encode("utf-16-le") if 2 * len(text) < len(text.encode("utf-8")) else text
+
+
+# A document of blank lines and lines ``name：value`` only, as _field_rows takes them: a blank line
+# is whitespace alone; a field line's name starts with no whitespace or BOM and ends with no
+# whitespace, holds no full-width colon (the first one splits), and its value neither starts nor
+# ends with whitespace and is not empty (``\s`` is str.isspace's whitespace). Each line is an
+# atomic group (the field line tried first: the blank one also matches nothing): a line that
+# fails is never retried by backtracking into the lines before it.
+_FIELD_LINE = r"(?>[^\s\ufeff：][^：\n]*(?<=\S)：\S(?:[^\n]*\S)?|[^\S\n]*)"
+_FIELD_DOCUMENT = re.compile(f"{_FIELD_LINE}(?:\n{_FIELD_LINE})*")
 
 
 def _plain_text(data: bytes) -> str | None:
@@ -78,47 +88,34 @@ def field_rows(
 def _field_rows(
     text: str, source: str, sha256: str, file_id: int, acl: str
 ) -> tuple[list[tuple[Any, ...]], list[str]] | None:
-    found: list[tuple[int, int, str, int, str]] = []
-    subject: str | None = None
-    start = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        colon = line.find(FULLWIDTH_COLON)
-        if colon < 0:
-            if line and not line.isspace():
-                return None  # prose, a table row, or a line to warn about
-        elif (
-            colon == 0
-            or colon == len(line) - 1  # an empty value
-            or line[0] == BOM
-            or line[0].isspace()
-            or line[-1].isspace()
-            or line[colon - 1].isspace()
-            or line[colon + 1].isspace()
-        ):
-            return None
-        else:
-            name = line[:colon]
-            if name == SUBJECT_FIELD:
-                subject = line[colon + 1 :]
-            elif subject is None or name in _FULL_PATH_FIELDS:
-                return None
-            else:
-                found.append((number, start, line, colon, subject))
-        start += len(line) + 1
+    if not _FIELD_DOCUMENT.fullmatch(text):
+        return None  # prose, a table row, or a line to warn about
     rows: list[tuple[Any, ...]] = []
     texts: list[str] = []
     head, tail = f"{source}\0", f"\0{sha256}"
     sha = hashlib.sha256
-    for number, at, line, colon, subject in found:
-        # schema 7: the text is ``field：value``, so only the value is stored (value_at NULL) and the
-        # span's end is its start + the text's length (span_end NULL) — build._unit_row's rules
-        rows.append(
-            (
-                sha(f"{head}{at}:{at + len(line)}{tail}".encode()).digest()[:12], file_id, at, None, number,
-                compact_text(line[colon + 1 :]), subject, line[:colon], None, None, 0, None, None, None, acl,
-            )
-        )  # fmt: skip
-        texts.append(f"{subject} {line}")
+    subject: str | None = None
+    start = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        name, colon, value = line.partition(FULLWIDTH_COLON)
+        if not colon:
+            pass  # a blank line
+        elif name == SUBJECT_FIELD:
+            subject = value
+        elif subject is None or name in _FULL_PATH_FIELDS:
+            return None
+        else:
+            # schema 7: the text is ``field：value``, so only the value is stored (value_at NULL) and
+            # the span's end is its start + the text's length (span_end NULL) — build._unit_row's rules
+            stored: str | bytes = value  # compact_text, inline
+            if not value.isascii() and 2 * len(value) < len(value.encode()):
+                stored = value.encode("utf-16-le")
+            rows.append((
+                sha(f"{head}{start}:{start + len(line)}{tail}".encode()).digest()[:12], file_id, start, None, number,
+                stored, subject, name, None, None, 0, None, None, None, acl,
+            ))  # fmt: skip
+            texts.append(f"{subject} {line}")
+        start += len(line) + 1
     return rows, texts
 
 
@@ -167,17 +164,27 @@ def _prose_rows(
     prefix = " ".join(p for p in dict.fromkeys([title, ""]) if p)
     extra_head = f'{{"headings": [], "kind": "{SENTENCE}", "parent_span": ['
     extra_tail = f"], \"title\": {title_json}}}"
-    paragraph: list[tuple[bytes, int, int, str | bytes, str]] = []  # (digest, start, line, stored text, search text)
-    bounds = [0, 0]
+    paragraph: list[tuple[int, int, str, list[tuple[int, int]]]] = []  # (line start, number, line, sentence spans)
+    bounds = [0, 0]  # the paragraph's span: its first sentence's line body start, its last one's line end
     count = 0
     head, tail = f"{source}\0", f"\0{sha256}"
     sha = hashlib.sha256
 
     def close_paragraph() -> None:
         extra = compact_text(f"{extra_head}{bounds[0]}, {bounds[1]}{extra_tail}")
-        for digest, at, number, stored, search in paragraph:
-            rows.append((digest, file_id, at, None, number, stored, *SENTENCE_TAIL, extra, acl))
-            texts.append(search)
+        add, add_text = rows.append, texts.append
+        for at_line, number, line, spans in paragraph:
+            for a, b in spans:
+                sentence = line[a:b]
+                a += at_line
+                stored: str | bytes = sentence  # compact_text, inline
+                if not sentence.isascii() and 2 * len(sentence) < len(sentence.encode()):
+                    stored = sentence.encode("utf-16-le")
+                add((  # SENTENCE_TAIL spelt out: a tuple display is built faster than an unpacking
+                    sha(f"{head}{a}:{at_line + b}{tail}".encode()).digest()[:12], file_id, a, None, number, stored,
+                    None, None, 0, None, 0, None, None, extra, acl,
+                ))  # fmt: skip
+                add_text(f"{prefix} {sentence}" if prefix else sentence)
         paragraph.clear()
 
     start = 0
@@ -196,15 +203,13 @@ def _prose_rows(
             level = len(content) - len(content.lstrip("#"))
             headings = [h for h in headings if h[0] < level] + [(level, heading)]
             names = [h for _, h in headings]
-            last = names[-1]
-            prefix = " ".join(p for p in dict.fromkeys([title, last]) if p)
+            prefix = " ".join(p for p in dict.fromkeys([title, names[-1]]) if p)
             extra_head = f'{{"headings": {dumps(names)}, "kind": "{SENTENCE}", "parent_span": ['
             continue
         lead = len(line) - len(line.lstrip())
         marker = _MARKER.match(line, lead)
         body_at = marker.end() if marker else lead
-        body = line[body_at:]
-        spans = split_sentences(body, body_at)
+        spans = sentence_spans(line, body_at)
         if not spans:
             continue
         count += len(spans)
@@ -212,17 +217,8 @@ def _prose_rows(
             return None  # the full path warns about the line where it stopped
         if not paragraph:
             bounds[0] = at_line + body_at
-        bounds[1] = at_line + body_at + len(body.rstrip())
-        for a, b in spans:
-            sentence = line[a:b]
-            a += at_line
-            b += at_line
-            paragraph.append(
-                (
-                    sha(f"{head}{a}:{b}{tail}".encode()).digest()[:12], a, number, compact_text(sentence),
-                    f"{prefix} {sentence}" if prefix else sentence,
-                )
-            )  # fmt: skip
+        bounds[1] = at_line + len(line.rstrip())  # the body's end: the line has a sentence past body_at
+        paragraph.append((at_line, number, line, spans))
     if paragraph:
         close_paragraph()
     return rows, texts

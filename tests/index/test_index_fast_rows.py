@@ -163,22 +163,25 @@ def test_every_odd_line_after_a_subject_gives_the_full_paths_rows() -> None:
             check_against_parse_document("\n".join(lines).encode())
 
 
-def check_against_parse_document(data: bytes) -> None:
+def check_against_parse_document(data: bytes, fast: Any = field_rows, name: str = "a.md") -> bool:
+    """Where the fast path ``fast`` (field_rows or prose_rows) answers, parse_document + _unit_row +
+    search_text say the same and warn about nothing; whether it answered."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "documents").mkdir()
-        (root / "documents" / "a.md").write_bytes(data)
+        (root / "documents" / name).write_bytes(data)
         item = next(iter(walk(root)))
         record, raw = read_bytes(root, item)
         assert raw is not None and record.sha256 is not None
-        found = field_rows(record.path, raw, record.sha256, 7, "staff")
+        found = fast(record.path, raw, record.sha256, 7, "staff")
         parsed = parsed_record(record, raw)
         if found is None:
-            return
+            return False
         rows, texts = found
         assert parsed.error is None and parsed.warnings == [] and parsed.access == []
         assert rows == [build._unit_row(u, 7, "staff") for u in parsed.units]
         assert texts == [build.search_text(u) for u in parsed.units]
+        return True
 
 
 @settings(max_examples=100, deadline=None)
@@ -236,24 +239,7 @@ def test_batch_terms_of_every_code_point_class() -> None:
 
 
 def check_prose_against_parse_document(data: bytes, name: str = "a.md") -> bool:
-    """Where prose_rows answers, parse_document + _unit_row + search_text say the same and warn
-    about nothing; whether it answered."""
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        (root / "documents").mkdir()
-        (root / "documents" / name).write_bytes(data)
-        item = next(iter(walk(root)))
-        record, raw = read_bytes(root, item)
-        assert raw is not None and record.sha256 is not None
-        found = prose_rows(record.path, raw, record.sha256, 7, "staff")
-        parsed = parsed_record(record, raw)
-        if found is None:
-            return False
-        rows, texts = found
-        assert parsed.error is None and parsed.warnings == [] and parsed.access == []
-        assert rows == [build._unit_row(u, 7, "staff") for u in parsed.units]
-        assert texts == [build.search_text(u) for u in parsed.units]
-        return True
+    return check_against_parse_document(data, prose_rows, name)
 
 
 @settings(max_examples=300, deadline=None)

@@ -100,7 +100,7 @@ PROSE_LINES = [
     "#不是标题的一行。",
     "http://example.com 网址。",
 ]
-# prose the field parser reads as a field line before any 主题 (a warning, so the full path)
+# prose the field parser reads as a field line before any 主题: warned about, kept as prose (both paths)
 PROSE_ODD = ["甲：乙。", "他说：“好。”", " 她问：行吗？"]
 HEADINGS = ["# 标题", "## 概况", "### 细节", "## 概况 ##", "# #", "#\t制表符", "###### 最深", '# 带"引号"', "## \x1f控制"]
 
@@ -177,8 +177,11 @@ def check_against_parse_document(data: bytes, fast: Any = field_rows, name: str 
         parsed = parsed_record(record, raw)
         if found is None:
             return False
-        rows, texts = found
-        assert parsed.error is None and parsed.warnings == [] and parsed.access == []
+        rows, texts, *more = found
+        warned = more[0] if more else []  # prose_rows: the warnings that leave a line prose
+        assert parsed.error is None and parsed.access == []
+        assert parsed.warnings == [(line, message) for line, message, _text in warned]
+        assert parsed.warning_lines == {line: text for line, _message, text in warned}
         assert rows == [build._unit_row(u, 7, "staff") for u in parsed.units]
         assert texts == [build.search_text(u) for u in parsed.units]
         return True
@@ -262,12 +265,17 @@ def test_every_odd_line_in_prose_gives_the_full_paths_rows() -> None:
             lines.insert(where, odd)
             if check_prose_against_parse_document("\n".join(lines).encode(), "无标题.md"):
                 taken.add(odd)
-    # lines the parsers read as prose or blank keep the fast path; fields, tables, warnings, BOM, CR do not
-    assert taken == {"", " ", "\t", "\u3000", "\u2028", "这是一个句子。它有两句话！", "# 标题", "http://example.com", "：没有名字"}
+    # lines the parsers keep as prose or blank keep the fast path, warned about or not (a field line
+    # above any 主题, an ASCII colon); lines the field parser takes, tables, a BOM, a CR do not
+    assert taken == {
+        "", " ", "\t", "\u3000", "\u2028", "这是一个句子。它有两句话！", "# 标题", "http://example.com", "：没有名字",
+        "开放时间: 九点", "  字段：值", "字段：值  ", "地点：楼\u2028二层", *PROSE_ODD,
+    }  # fmt: skip
 
 
 def test_a_prose_document_without_a_heading_is_titled_by_its_file_name() -> None:
-    rows, texts = prose_rows("documents/游记.md", "第一句。\n\n第二句".encode(), "ab" * 32, 2, "") or ([], [])
+    rows, texts, warned = prose_rows("documents/游记.md", "第一句。\n\n第二句".encode(), "ab" * 32, 2, "") or ([], [], [])
+    assert warned == []
     assert texts == ["游记 第一句。", "游记 第二句"] and [r[2] for r in rows] == [0, 6]
     assert json.loads(rows[0][13]) == {
         "headings": [], "kind": "sentence", "parent_span": [0, 4], "title": "游记"

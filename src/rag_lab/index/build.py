@@ -428,7 +428,7 @@ def extract_batch(
         if found is None or sha is None:
             _add_record(batch, texts, labelled(rec if data is None else parsed_record(rec, data), rules), number)
             continue
-        rows, unit_texts, named = found
+        rows, unit_texts, named, warned = found
         if not rows:
             batch.without_units += 1
         fp = rec.fingerprint
@@ -438,8 +438,14 @@ def extract_batch(
                 fp and fp.ctime_ns, fp and fp.inode, None, acl,
             )
         )  # fmt: skip
+        for line, message, _text in warned:  # parse_document's warnings first, the label's after (labelled)
+            batch.warnings.append((rec.path, line, message))
         if problem is not None:
             batch.warnings.append((rec.path, 0, f"access: {problem}"))
+        for line, _message, text in warned:  # _add_record's warning_lines
+            about = warned_name(text)
+            if about is not None:
+                batch.warning_lines.append((rec.path, line, text, *about))
         for row in rows if named else ():  # field lines name a subject and a field; sentences neither
             key = (row[6], "subject", acl)
             names[key] = names.get(key, 0) + 1

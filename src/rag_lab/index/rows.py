@@ -23,8 +23,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rag_lab.data import WARNED_LINE_CHARS
 from rag_lab.data.access import ACCESS_FIELD
-from rag_lab.data.documents import _ASCII_FIELD_LINE, BOM, DATE_FIELDS
+from rag_lab.data.documents import (
+    _ASCII_FIELD_LINE,
+    ASCII_COLON_WARNING,
+    BOM,
+    DATE_FIELDS,
+    headless_field_warning,
+    split_field_line,
+)
 from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, sentence_spans
 from rag_lab.index.terms import _MARK, _NON_WORD, codes_of_points, unit_terms
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD
@@ -61,19 +69,25 @@ def _plain_text(data: bytes) -> str | None:
     return None if text.startswith(BOM) else text
 
 
+#: a line the parser warns about but keeps as prose: (line number, warning, the line as
+#: data/__init__.py ``_lines_of`` gives it — stripped, at most WARNED_LINE_CHARS)
+Warned = tuple[int, str, str]
+
+
 def fast_rows(
     source: str, data: bytes, sha256: str, file_id: int, acl: str
-) -> tuple[list[tuple[Any, ...]], list[str], bool] | None:
-    """:func:`field_rows` or :func:`prose_rows` of a document, whichever answers, and whether its
-    rows are field lines (which name a subject and a field); None when neither does."""
+) -> tuple[list[tuple[Any, ...]], list[str], bool, list[Warned]] | None:
+    """:func:`field_rows` or :func:`prose_rows` of a document, whichever answers, whether its
+    rows are field lines (which name a subject and a field), and its warnings (prose only);
+    None when neither answers."""
     text = _plain_text(data)
     if text is None:
         return None
     found = _field_rows(text, source, sha256, file_id, acl)
     if found is not None:
-        return (*found, True)
-    found = _prose_rows(text, source, sha256, file_id, acl)
-    return None if found is None else (*found, False)
+        return (*found, True, [])
+    prose = _prose_rows(text, source, sha256, file_id, acl)
+    return None if prose is None else (prose[0], prose[1], False, prose[2])
 
 
 def field_rows(
@@ -121,31 +135,50 @@ def _field_rows(
 
 def prose_rows(
     source: str, data: bytes, sha256: str, file_id: int, acl: str
-) -> tuple[list[tuple[Any, ...]], list[str]] | None:
-    """The unit rows and search texts of a document of Markdown headings, prose lines and blank
-    lines only — what ``parse_document`` (its ``prose_units``), ``_unit_row`` and ``search_text``
-    give, without a unit dict per sentence; None when it is of any other shape: a line the field
-    parser reads or warns about (a full-width colon after the line's first character, an ASCII
-    colon it would warn about), a ``|`` (a table could start there), a BOM, a CR, a NUL,
-    undecodable bytes, more than ``MAX_SENTENCES`` sentences."""
+) -> tuple[list[tuple[Any, ...]], list[str], list[Warned]] | None:
+    """The unit rows, search texts and warnings of a document of Markdown headings, prose lines
+    and blank lines only — what ``parse_document`` (its ``prose_units``), ``_unit_row`` and
+    ``search_text`` give, without a unit dict per sentence. Prose lines the field parser warns
+    about and keeps as prose (``他说：好`` before any ``主题`` line, an ASCII-colon line that looks
+    like a field line) are prose here too, with the same warnings. None when the document is of
+    any other shape: a line the field parser takes (a ``主题``, access or date line, a line with
+    whitespace next to its first full-width colon or nothing after it), a ``|`` (a table could
+    start there), a BOM, a CR, a NUL, undecodable bytes, more than ``MAX_SENTENCES`` sentences."""
     text = _plain_text(data)
     return None if text is None else _prose_rows(text, source, sha256, file_id, acl)
 
 
+_FIELD_LINE_NAMES = frozenset([SUBJECT_FIELD, *_FULL_PATH_FIELDS])  # lines that change parse_document's state
+
+
+def _prose_warnings(lines: list[str]) -> list[Warned] | None:
+    """parse_document's warnings about the lines of a document without 主题 lines, when each of
+    them leaves its line prose; None when a line is one the field parser takes."""
+    warned: list[Warned] = []
+    for number, line in enumerate(lines, 1):
+        if FULLWIDTH_COLON in line:
+            stripped = line.strip()
+            if stripped.find(FULLWIDTH_COLON) <= 0:
+                continue  # no name before the colon: prose
+            split = split_field_line(stripped)
+            if not isinstance(split, tuple) or split[0] in _FIELD_LINE_NAMES:
+                return None  # a warned field line (not prose), or one that sets a subject, label or date
+            warned.append((number, headless_field_warning(number), stripped[:WARNED_LINE_CHARS]))
+        elif ":" in line and _ASCII_FIELD_LINE.match(line.strip()):
+            warned.append((number, ASCII_COLON_WARNING, line.strip()[:WARNED_LINE_CHARS]))
+    return warned
+
+
 def _prose_rows(
     text: str, source: str, sha256: str, file_id: int, acl: str
-) -> tuple[list[tuple[Any, ...]], list[str]] | None:
+) -> tuple[list[tuple[Any, ...]], list[str], list[Warned]] | None:
     if "|" in text or BOM in text:
         return None
     lines = text.split("\n")
-    colons, ascii_colons = FULLWIDTH_COLON in text, ":" in text
-    if colons or ascii_colons:
-        for line in lines:  # parse_document's field lines and its warnings: the full path's
-            if FULLWIDTH_COLON in line:
-                if line.strip().find(FULLWIDTH_COLON) > 0:
-                    return None
-            elif ":" in line and _ASCII_FIELD_LINE.match(line.strip()):
-                return None
+    found = _prose_warnings(lines) if FULLWIDTH_COLON in text or ":" in text else []
+    if found is None:
+        return None  # a line parse_document takes as a field line
+    warned: list[Warned] = found
     title: str | None = None  # data/prose.py document_title: the first non-empty heading, else the stem
     for line in lines:
         if line.lstrip().startswith("#"):
@@ -221,7 +254,7 @@ def _prose_rows(
         paragraph.append((at_line, number, line, spans))
     if paragraph:
         close_paragraph()
-    return rows, texts
+    return rows, texts, warned
 
 
 @functools.cache

@@ -118,6 +118,9 @@ def instrumented_build(root: str, index: str, serial: bool) -> dict[str, Any]:
     if hasattr(build, "field_rows"):  # the fast path (issue 18, build4): rows without parse_document
         t.wrap(build, "read_bytes", "read (open + read)")
         t.wrap(build, "field_rows", "fast rows (field_rows)")
+    if hasattr(build, "fast_rows"):  # build8: field lines or prose, rows without parse_document
+        t.wrap(build, "read_bytes", "read (open + read)")
+        t.wrap(build, "fast_rows", "fast rows (field_rows, prose_rows)")
     t.wrap(build, "extract_batch", "batch assembly (extract_batch rest)")
     t.wrap(build._Units, "add", "units: batch bookkeeping (parent)")
     t.wrap(build, "_write_units", "units: id order, names, images (rest)")

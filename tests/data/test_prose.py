@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_lab.data.documents import parse_document
-from rag_lab.data.prose import split_sentences
+from rag_lab.data.prose import sentence_spans, split_sentences
 from rag_lab.data.tables import column_name, split_cells
 
 
@@ -148,3 +148,12 @@ SENTENCE_CHARS = "甲乙 \t\u3000。！？；!?”’」』）)]】》〉\"'“�
 @given(st.text(alphabet=st.sampled_from(SENTENCE_CHARS), max_size=30), st.integers(0, 99))
 def test_sentences_split_as_the_per_character_scan_did(line: str, offset: int) -> None:
     assert split_sentences(line, offset) == _split_by_scanning(line, offset)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(SENTENCE_CHARS + "\x1c\x85\xa0\u2029\u200b"), max_size=30), st.integers(0, 5))
+def test_sentence_spans_from_a_position_are_the_scans_of_the_rest(line: str, at: int) -> None:
+    """sentence_spans(line, at): the sentences of line[at:], in line's positions (whitespace as
+    str.strip sees it, which is what the regular expression's \\s matches)."""
+    at = min(at, len(line))
+    assert sentence_spans(line, at) == _split_by_scanning(line[at:], at)

@@ -15,7 +15,7 @@ from rag_lab.data import parsed_record, read_bytes
 from rag_lab.data.access import AccessRules
 from rag_lab.data.corpus import walk
 from rag_lab.index import build
-from rag_lab.index.rows import batch_terms, field_rows
+from rag_lab.index.rows import batch_terms, field_rows, prose_rows
 from rag_lab.index.terms import unit_terms
 
 SUBJECTS = ["文科楼共享观测站", "主楼", "Lab A", "表情😀", "e\u0301号楼", "ＣＰＵ室", "a：b"]
@@ -80,15 +80,48 @@ def documents(draw: Any, odd: bool = True) -> bytes:
     return data
 
 
+PROSE_LINES = [
+    "这是一个句子。它有两句话！",
+    "他说“好。”然后走了？？",
+    "  开头有空格的句子；后面还有",
+    "- 列表项一。",
+    "1. 第一条；第二条",
+    "12、编号的句子",
+    "> 引用的话。",
+    "——",
+    "没有句号的一行",
+    "含\"引号\\和反斜杠\"的句子。",
+    "表情😀和𠀀。",
+    "😀😀ab。",  # shorter in UTF-8 than 2 bytes per code point: stored as text (compact_text)
+    "\u3000全角空格开头。\u3000",
+    "ＡＢＣ全角字母。",
+    "a: b 不是字段行",
+    "：冒号开头的一句。",
+    "#不是标题的一行。",
+    "http://example.com 网址。",
+]
+# prose the field parser reads as a field line before any 主题: warned about, kept as prose (both paths)
+PROSE_ODD = ["甲：乙。", "他说：“好。”", " 她问：行吗？"]
+HEADINGS = ["# 标题", "## 概况", "### 细节", "## 概况 ##", "# #", "#\t制表符", "###### 最深", '# 带"引号"', "## \x1f控制"]
+
+
+@st.composite
+def prose_documents(draw: Any, odd: bool = True) -> bytes:
+    """Headings, prose lines and blank lines (and, when ``odd``, any of ODD_LINES)."""
+    pool = [PROSE_LINES, PROSE_LINES, HEADINGS, ["", " ", "\t"]] + ([ODD_LINES, PROSE_ODD] if odd else [])
+    lines = [draw(st.sampled_from(draw(st.sampled_from(pool)))) for _ in range(draw(st.integers(0, 12)))]
+    return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode()
+
+
 def fields_of(batch: build.Batch) -> dict[str, Any]:
     out = {k: v for k, v in vars(batch).items() if k not in ("codes", "terms")}
     out["codes"], out["terms"] = batch.codes.tolist(), batch.terms.tolist()
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(documents(), min_size=1, max_size=6),
+    st.lists(st.one_of(documents(), prose_documents()), min_size=1, max_size=6),
     st.sampled_from([None, {"documents/1.md": ["staff"]}, "bad"]),
 )
 def test_the_fast_path_gives_the_full_paths_batch(docs: list[bytes], sidecar: Any) -> None:
@@ -130,22 +163,28 @@ def test_every_odd_line_after_a_subject_gives_the_full_paths_rows() -> None:
             check_against_parse_document("\n".join(lines).encode())
 
 
-def check_against_parse_document(data: bytes) -> None:
+def check_against_parse_document(data: bytes, fast: Any = field_rows, name: str = "a.md") -> bool:
+    """Where the fast path ``fast`` (field_rows or prose_rows) answers, parse_document + _unit_row +
+    search_text say the same and warn about nothing; whether it answered."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "documents").mkdir()
-        (root / "documents" / "a.md").write_bytes(data)
+        (root / "documents" / name).write_bytes(data)
         item = next(iter(walk(root)))
         record, raw = read_bytes(root, item)
         assert raw is not None and record.sha256 is not None
-        found = field_rows(record.path, raw, record.sha256, 7, "staff")
+        found = fast(record.path, raw, record.sha256, 7, "staff")
         parsed = parsed_record(record, raw)
         if found is None:
-            return
-        rows, texts = found
-        assert parsed.error is None and parsed.warnings == [] and parsed.access == []
+            return False
+        rows, texts, *more = found
+        warned = more[0] if more else []  # prose_rows: the warnings that leave a line prose
+        assert parsed.error is None and parsed.access == []
+        assert parsed.warnings == [(line, message) for line, message, _text in warned]
+        assert parsed.warning_lines == {line: text for line, _message, text in warned}
         assert rows == [build._unit_row(u, 7, "staff") for u in parsed.units]
         assert texts == [build.search_text(u) for u in parsed.units]
+        return True
 
 
 @settings(max_examples=100, deadline=None)
@@ -200,3 +239,46 @@ def test_batch_terms_of_every_code_point_class() -> None:
     expected = unit_terms(texts)
     assert codes.tolist() == expected[0].tolist() and counts.tolist() == expected[1].tolist()
     assert codes.size > 50_000
+
+
+def check_prose_against_parse_document(data: bytes, name: str = "a.md") -> bool:
+    return check_against_parse_document(data, prose_rows, name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(prose_documents())
+def test_prose_rows_are_the_rows_of_parse_document_or_none(data: bytes) -> None:
+    check_prose_against_parse_document(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(prose_documents(odd=False))
+def test_documents_of_prose_and_headings_take_the_fast_path(data: bytes) -> None:
+    assert check_prose_against_parse_document(data)
+
+
+def test_every_odd_line_in_prose_gives_the_full_paths_rows() -> None:
+    taken = set()
+    for odd in ODD_LINES + PROSE_ODD:
+        for where in range(4):
+            lines = ["# 标题", "第一句。第二句！", "", "## 小节", "第三句。"]
+            lines.insert(where, odd)
+            if check_prose_against_parse_document("\n".join(lines).encode(), "无标题.md"):
+                taken.add(odd)
+    # lines the parsers keep as prose or blank keep the fast path, warned about or not (a field line
+    # above any 主题, an ASCII colon); lines the field parser takes, tables, a BOM, a CR do not
+    assert taken == {
+        "", " ", "\t", "\u3000", "\u2028", "这是一个句子。它有两句话！", "# 标题", "http://example.com", "：没有名字",
+        "开放时间: 九点", "  字段：值", "字段：值  ", "地点：楼\u2028二层", *PROSE_ODD,
+    }  # fmt: skip
+
+
+def test_a_prose_document_without_a_heading_is_titled_by_its_file_name() -> None:
+    rows, texts, warned = prose_rows("documents/游记.md", "第一句。\n\n第二句".encode(), "ab" * 32, 2, "") or ([], [], [])
+    assert warned == []
+    assert texts == ["游记 第一句。", "游记 第二句"] and [r[2] for r in rows] == [0, 6]
+    assert json.loads(rows[0][13]) == {
+        "headings": [], "kind": "sentence", "parent_span": [0, 4], "title": "游记"
+    }  # fmt: skip
+    assert prose_rows("a.md", "主题：甲\n一句话。\n".encode(), "ab" * 32, 2, "") is None
+    assert prose_rows("a.md", "一句话。\n".encode() * 50_001, "ab" * 32, 2, "") is None  # MAX_SENTENCES: the full path warns

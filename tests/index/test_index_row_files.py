@@ -93,9 +93,9 @@ def test_row_files_of_a_killed_build_are_removed_by_the_next(make_corpus: MakeCo
 
 
 def test_rows_beyond_a_field_line_are_stored_as_given(tmp_path: Path) -> None:
-    """A batch of field-line rows binds 8 values per row (the rest are constants); any other
-    row — a value of its own, an image, a validity date, extra keys, a modality that is not the
-    integer 0 — makes the whole batch bind all 15, so every value is stored as ``units`` stores it."""
+    """A field-line row binds 8 values (the rest are constants); any other row — a value of its
+    own, an image, a validity date, extra keys, a modality that is not the integer 0 — binds all
+    15 (or 7 when it is a sentence's), so every value is stored as ``units`` stores it."""
     plain = row(b"\x01" * 12, 1, "地点：一楼")
     odd = [
         (b"\x02" * 12, 1, 0, 4, 2, "甲", "甲", "乙", 0, "丙", 0, None, None, None, ""),
@@ -137,3 +137,48 @@ def test_a_row_file_stores_each_batchs_distinct_extras_once(tmp_path: Path) -> N
     db.close()
     assert x == [(1, para), (2, other), (3, para)]  # once per batch
     assert [e for (e,) in extras] == [para, para, None, other, para]
+
+
+def test_runs_of_field_lines_sentences_and_other_rows_are_stored_as_given_in_put_order(tmp_path: Path) -> None:
+    """A batch that mixes the three bindings (field line: 8 values, sentence: 7, other: 15) stores
+    every row as given, equal digests in put order; look-alikes of a sentence's row (a value_at of
+    False or 1, a modality of 0.0, a subject, no extra) take the full binding and keep their values."""
+    tie = b"\x07" * 12
+
+    def field_line(eid: bytes, file_id: int, text: str) -> tuple[object, ...]:
+        return (eid, file_id, 0, None, 1, text, "甲", "地点", None, None, 0, None, None, None, "")
+
+    def sentence(eid: bytes, extra: object = '{"kind": "sentence"}', **change: object) -> tuple[object, ...]:
+        values = dict(value_at=0, modality=0, subject=None)
+        values.update(change)
+        return (eid, 2, 5, None, 3, "句子。", values["subject"], None, values["value_at"], None,
+                values["modality"], None, None, extra, "staff")  # fmt: skip
+
+    batch = [
+        field_line(tie, 1, "一楼"),
+        sentence(tie),
+        sentence(tie, "表".encode("utf-16-le")),
+        (tie, 1, 0, 4, 2, "甲", "甲", "乙", 0, "丙", 0, None, None, None, ""),
+        sentence(tie, value_at=False),
+        sentence(tie, value_at=1),
+        sentence(tie, modality=0.0),
+        sentence(tie, subject="甲"),
+        sentence(tie, None),
+        field_line(tie, 2, "1"),
+        sentence(b"\x01" * 12),
+    ]
+    rows = RowFile.create(tmp_path / "z.tmp-rows0")
+    rows.put(batch[:3])
+    rows.put(batch[3:])
+    rows.finish()
+    rows.close()
+    db = sqlite3.connect(tmp_path / "z.tmp-rows0")
+    got = db.execute(
+        "SELECT eid, file, span_start, span_end, line, text, subject, field, value_at, value, modality, "
+        "valid_from, valid_to, x.extra, acl, typeof(value_at), typeof(modality) FROM s LEFT JOIN x ON x.id = s.extra "
+        "ORDER BY eid, seq"
+    ).fetchall()
+    db.close()
+    assert [r[:15] for r in got] == [batch[-1], *batch[:-1]]
+    assert [r[15] for r in got] == ["integer", "null", *["integer"] * 8, "null"]  # value_at False: stored 0
+    assert {r[16] for r in got} == {"integer"}

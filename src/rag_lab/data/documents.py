@@ -105,6 +105,11 @@ def warned_name(line: str) -> tuple[str, bool] | None:
     return (head, False) if 0 < len(head) <= 32 else None
 
 
+def headless_field_warning(number: int) -> str:
+    """The warning about a ``字段：值`` line (line ``number``) above any ``主题`` line; it stays prose."""
+    return f"field line before any 主题 line; add 主题：… above line {number}"
+
+
 def split_field_line(stripped: str) -> tuple[str, str] | None | str:
     """Split ``字段：值``. Returns (field, value), None (not a field line) or a warning."""
     colon = stripped.find(FULLWIDTH_COLON)
@@ -152,9 +157,7 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             continue
         name, value = split
         if name != SUBJECT_FIELD and subject is None and name not in DATE_FIELDS and name != ACCESS_FIELD:
-            parsed.warnings.append(
-                (number, f"field line before any 主题 line; add 主题：… above line {number}")
-            )
+            parsed.warnings.append((number, headless_field_warning(number)))
             continue  # kept as prose (data/prose.py)
         parsed.field_lines.add(number)
         if name == SUBJECT_FIELD:

@@ -20,7 +20,6 @@ Rules (docs/corpus-format.md, "Prose"):
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
@@ -40,8 +39,12 @@ CLOSERS = "”’」』）)]】》〉\"'"
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _MARKER = re.compile(r"(?:[-*+][ \t]+|\d{1,3}[.)、][ \t]*|>[ \t]*)+")
 _WORD = re.compile(r"\w")
-_SENTENCE_END = re.compile(f"[{re.escape(TERMINATORS)}]+[{re.escape(CLOSERS)}]*")
-_END_OF = operator.methodcaller("end")
+# One sentence piece, stripped: after the whitespace that starts it (possessive: never given back),
+# either everything up to and including a run of terminators and the closers right after it, or —
+# when no terminator is left in the line — the rest of the line, less its trailing whitespace
+# (``\s`` and ``str.strip`` agree on what is whitespace).
+_T, _C = re.escape(TERMINATORS), re.escape(CLOSERS)
+_PIECE = re.compile(rf"\s*+(?:([^{_T}]*[{_T}]+[{_C}]*)|([^{_T}]+?)\s*\Z)")
 #: sentences of one document that become units; past it a warning names the line (memory bound)
 MAX_SENTENCES = 50_000
 
@@ -61,17 +64,22 @@ def heading_of(content: str) -> str | None:
 
 def split_sentences(line: str, offset: int = 0) -> list[tuple[int, int]]:
     """Spans ``[start, end)`` (plus ``offset``) of the sentences of one line (rules above)."""
+    return [(a + offset, b + offset) for a, b in sentence_spans(line)]
+
+
+def sentence_spans(line: str, at: int = 0) -> list[tuple[int, int]]:
+    """Spans ``[start, end)`` in ``line`` of the sentences of ``line[at:]``.
+
+    A sentence ends after each run of terminators and the closers right after it (the two sets
+    share no character, and neither holds whitespace), and at the line's end; each piece between
+    two ends is stripped and kept when it holds a letter or digit — one regular expression finds
+    the stripped pieces, left to right, as a scan per character would."""
     out = []
-    start = 0
-    # a sentence ends after each run of terminators and the closers right after it (the regex
-    # finds, left to right, what a scan per character would: the two sets share no character)
-    for end in [*map(_END_OF, _SENTENCE_END.finditer(line)), len(line)]:
-        piece = line[start:end]
-        a = start + len(piece) - len(piece.lstrip())
-        b = start + len(piece.rstrip())
-        if b > a and _WORD.search(line, a, b):
-            out.append((a + offset, b + offset))
-        start = end
+    word = _WORD.search
+    for piece in _PIECE.finditer(line, at):
+        a, b = piece.span(piece.lastindex or 0)
+        if word(line, a, b):
+            out.append((a, b))
     return out
 
 

@@ -40,7 +40,7 @@ from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
-from rag_lab.index.rows import batch_terms, compact_text, field_rows
+from rag_lab.index.rows import batch_terms, compact_text, fast_rows
 from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
@@ -410,7 +410,8 @@ def extract_batch(
 ) -> Batch:
     """Read, hash and parse ``items`` (see :class:`Batch`); ``first_file``: the files-table id
     of ``items[0]`` (ids are 1.. in path order, one per corpus file). ``fast``: documents of
-    field lines and blank lines only become rows directly (index/rows.py; same batch as without).
+    field lines and blank lines only, or of headings, prose and blank lines only, become rows
+    directly (index/rows.py; same batch as without).
     ``sink``: the unit rows go there (index/spill.py), the batch keeps their digests and labels."""
     batch = Batch()
     texts: list[str] = []
@@ -423,11 +424,11 @@ def extract_batch(
         sha, found = rec.sha256, None
         if data is not None and sha is not None and fast:
             acl, problem = rules.label(rec.path, [])
-            found = field_rows(rec.path, data, sha, number, acl)
+            found = fast_rows(rec.path, data, sha, number, acl)
         if found is None or sha is None:
             _add_record(batch, texts, labelled(rec if data is None else parsed_record(rec, data), rules), number)
             continue
-        rows, unit_texts = found
+        rows, unit_texts, named, warned = found
         if not rows:
             batch.without_units += 1
         fp = rec.fingerprint
@@ -437,9 +438,15 @@ def extract_batch(
                 fp and fp.ctime_ns, fp and fp.inode, None, acl,
             )
         )  # fmt: skip
+        for line, message, _text in warned:  # parse_document's warnings first, the label's after (labelled)
+            batch.warnings.append((rec.path, line, message))
         if problem is not None:
             batch.warnings.append((rec.path, 0, f"access: {problem}"))
-        for row in rows:
+        for line, _message, text in warned:  # _add_record's warning_lines
+            about = warned_name(text)
+            if about is not None:
+                batch.warning_lines.append((rec.path, line, text, *about))
+        for row in rows if named else ():  # field lines name a subject and a field; sentences neither
             key = (row[6], "subject", acl)
             names[key] = names.get(key, 0) + 1
             key = (row[7], "field", acl)

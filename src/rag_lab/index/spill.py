@@ -11,11 +11,12 @@ parks each bucket's postings keys as a sorted run; :func:`merged` merges the run
 
 from __future__ import annotations
 
+import itertools
 import operator
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,28 @@ def _plain(row: tuple[Any, ...]) -> bool:
     return row[3] is None and row[8] is None and row[9:14] == _PLAIN_TAIL and type(row[10]) is int
 
 
+# a prose sentence's row (index/rows.py prose_rows, build._unit_row): span_end, subject, field,
+# value, valid_from and valid_to NULL, value_at and modality 0 — literals; 7 values bound per row
+SENTENCE_TAIL = (None, None, 0, None, 0, None, None)  # subject … valid_to
+
+
+def _sentence(row: tuple[Any, ...]) -> bool:
+    return (
+        row[3] is None and row[6:13] == SENTENCE_TAIL and type(row[8]) is int and type(row[10]) is int
+        and row[13] is not None
+    )  # fmt: skip
+
+
+def _kind(row: tuple[Any, ...]) -> int:
+    """0: a field line's row, 1: a sentence's, 2: any other (:meth:`RowFile.put`)."""
+    return 0 if _plain(row) else 1 if _sentence(row) else 2
+
+
+_PLAIN_INSERT = "INSERT INTO u VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 0, NULL, NULL, NULL, ?)"
+_SENTENCE_INSERT = "INSERT INTO u VALUES (?, ?, ?, NULL, ?, ?, NULL, NULL, 0, NULL, 0, NULL, NULL, ?, ?)"
+_FULL_INSERT = "INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+
 class RowFile:
     """Unit rows appended to one SQLite file, committed after each :meth:`put`; :meth:`finish`
     (after the last) orders them by evidence digest into the table the build copies from.
@@ -192,18 +215,38 @@ class RowFile:
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("BEGIN")
-        if all(map(_plain, rows)):  # field-line rows (index/rows.py): 8 values bound per row, not 15
-            self._db.executemany(
-                "INSERT INTO u VALUES (?, ?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 0, NULL, NULL, NULL, ?)", map(_BOUND, rows)
-            )
+        ids: dict[str | bytes, int] = {}  # this batch's distinct extras → their id in ``x``
+        # field-line rows (index/rows.py) bind 8 values per row, sentences 7, others all 15; runs of
+        # one kind at a time, in the batch's order (``u``'s rowid breaks ties between equal digests)
+        if all(map(_plain, rows)):
+            self._db.executemany(_PLAIN_INSERT, map(_BOUND, rows))
+        elif all(map(_sentence, rows)):
+            self._db.executemany(_SENTENCE_INSERT, self._sentences(rows, ids))
         else:
-            ids: dict[str | bytes, int] = {}  # this batch's distinct extras → their id in ``x``
-            self._db.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._by_id(rows, ids))
+            for kind, run in itertools.groupby(rows, _kind):
+                if kind == 0:
+                    self._db.executemany(_PLAIN_INSERT, map(_BOUND, run))
+                elif kind == 1:
+                    self._db.executemany(_SENTENCE_INSERT, self._sentences(run, ids))
+                else:
+                    self._db.executemany(_FULL_INSERT, self._by_id(run, ids))
+        if ids:
             self._db.executemany("INSERT INTO x VALUES (?, ?)", [(i, extra) for extra, i in ids.items()])
             self._extras += len(ids)
         self._db.execute("COMMIT")
 
-    def _by_id(self, rows: list[tuple[Any, ...]], ids: dict[str | bytes, int]) -> Iterator[tuple[Any, ...]]:
+    def _sentences(self, rows: Iterable[tuple[Any, ...]], ids: dict[str | bytes, int]) -> Iterator[tuple[Any, ...]]:
+        """The 7 bound values of sentence ``rows`` (``_SENTENCE_INSERT``), extras as ids in ``x``."""
+        first = self._extras + 1
+        get = ids.get
+        for row in rows:
+            extra = row[13]
+            at = get(extra)
+            if at is None:
+                at = ids[extra] = first + len(ids)
+            yield row[0], row[1], row[2], row[4], row[5], at, row[14]
+
+    def _by_id(self, rows: Iterable[tuple[Any, ...]], ids: dict[str | bytes, int]) -> Iterator[tuple[Any, ...]]:
         """``rows`` with their extra JSON (column 13) replaced by its id in ``x`` (new ones added to ``ids``)."""
         first = self._extras + 1
         for row in rows:

@@ -186,3 +186,14 @@ def test_the_named_fields_other_names_are_no_decoys() -> None:
     score = _scorer({**near, "出版社": 0.945})  # another attribute, nearer than 诗人
     d = match_field("谁是￼的作者？", ["诗人"], aliases, score, relate=score, asked_at=[(4, 6)])  # type: ignore[arg-type]
     assert d.match is None, d.steps
+
+
+def test_the_embedding_margin_is_three_hundredths() -> None:
+    """A lead of 0.035 over the next own field answers; 0.025 does not (``EMBED_MARGIN`` = 0.03)."""
+    from rag_lab.retrieval.fields import EMBED_MARGIN
+
+    assert round(EMBED_MARGIN, 4) == 0.03
+    for lead, answered in ((0.035, True), (0.025, False)):
+        score = _scorer({"摄影": 0.90, "剪辑": 0.90 - lead})
+        d = match_field("￼谁拍的照", ["摄影", "剪辑"], (), score)  # type: ignore[arg-type]
+        assert (d.match is not None) is answered, (lead, d.steps)

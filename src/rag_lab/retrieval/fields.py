@@ -69,7 +69,7 @@ from rag_lab.retrieval.ordinary import is_ordinary, ordinary_spans, strip_lead_i
 PARTIAL_MIN_CHARS = 2
 PARTIAL_MIN = 0.5
 PARTIAL_MARGIN = 0.25
-EMBED_MARGIN = 0.05
+EMBED_MARGIN = 0.03
 CANDIDATE_LIMIT = 20
 
 

@@ -17,7 +17,9 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``)
    unless the field is of such a field's kind (:func:`_is_a`). Partial matches that tie
    are separated only by the kind a question word asks (``什么时候颁布``: 颁布日期, not
-   颁布部门; ``KIND_WORDS``), never by that word alone.
+   颁布部门; ``KIND_WORDS``), never by that word alone, or by the kind an alias phrase means
+   (``有什么作用``: 镜头用途, not 镜头卡口). A field's ending of the kind the question word asks
+   counts as covered (``哪一年建成`` → 小区建成年份; :func:`_partial`).
 4. ``alias`` — a phrase of the alias tables (the general one shipped with rag_lab,
    ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``; ``啥``
    may stand for ``什么``; ``多少层``/``几个座`` are count phrases for 层数/座数)
@@ -25,7 +27,9 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    (``多少岁`` → 年龄), by name, by name less a trailing unit (``重量(kg)``), or — when
    no field is named so — by kind: a field whose name ends in the meant name (单位地址
    for 地址; a one-code-point kind only for two-code-point names: 塔高 for 高) or is it
-   plus one code point (人口数). A phrase inside a longer phrase found is not counted.
+   plus one code point (人口数; a one-code-point kind only with values in digits), or — for a
+   date or number asked — the same event with another head (:func:`same_kind_fields`: 出版期间
+   for 出版时间). A phrase inside a longer phrase found is not counted.
    When the phrases found mean only fields the subject does not have, no later step guesses.
 
 When the question names a field of the corpus that the subject lacks, steps 3–4 first
@@ -652,7 +656,7 @@ def match_field(
             belonging, found = belonging_fields(text, names)
             meant = {f: belonging for f in found}
         morpheme = False
-        if not meant and values is not None:  # 什么时候建 → 起造日期: the meant field's kind, its morpheme
+        if not meant and values is not None:  # 什么时候出版 → 出版期间: the meant event, another head
             asked = squash(content_words(rest))  # without openings: 谁知道 asks no person
             meant = {f: a.phrase for f, a in same_kind_fields(asked, hits, names, values).items()}
             morpheme = bool(meant)

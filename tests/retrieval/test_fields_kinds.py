@@ -197,3 +197,12 @@ def test_the_embedding_margin_is_three_hundredths() -> None:
         score = _scorer({"摄影": 0.90, "剪辑": 0.90 - lead})
         d = match_field("￼谁拍的照", ["摄影", "剪辑"], (), score)  # type: ignore[arg-type]
         assert (d.match is not None) is answered, (lead, d.steps)
+
+
+def test_a_website_is_not_its_address() -> None:
+    """``网址`` (an address) means 网址, 官网, 官方网站: a 课程网站 is a site of the course, not its URL
+    (bench_realistic seed 1 asks 网址 of a subject with only 课程网站 and expects a refusal)."""
+    d = match_field("￼的网址是什么?", ["课程网站", "学分"], general_aliases())
+    assert d.match is None and not d.candidates, d.steps
+    d = match_field("￼的网址是什么?", ["官方网站", "学分"], general_aliases())
+    assert d.match is not None and d.match.field == "官方网站", d.steps

@@ -17,7 +17,9 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    other fields does not decide (``多长时间`` asks a duration, not 发行时间 for its ``时间``)
    unless the field is of such a field's kind (:func:`_is_a`). Partial matches that tie
    are separated only by the kind a question word asks (``什么时候颁布``: 颁布日期, not
-   颁布部门; ``KIND_WORDS``), never by that word alone.
+   颁布部门; ``KIND_WORDS``), never by that word alone, or by the kind an alias phrase means
+   (``有什么作用``: 镜头用途, not 镜头卡口). A field's ending of the kind the question word asks
+   counts as covered (``哪一年建成`` → 小区建成年份; :func:`_partial`).
 4. ``alias`` — a phrase of the alias tables (the general one shipped with rag_lab,
    ``rag_lab/data/aliases.tsv``, and the corpus owner's ``ROOT/aliases.tsv``; ``啥``
    may stand for ``什么``; ``多少层``/``几个座`` are count phrases for 层数/座数)
@@ -25,7 +27,9 @@ recorded (``steps``, shown in the trace's ``parse`` event):
    (``多少岁`` → 年龄), by name, by name less a trailing unit (``重量(kg)``), or — when
    no field is named so — by kind: a field whose name ends in the meant name (单位地址
    for 地址; a one-code-point kind only for two-code-point names: 塔高 for 高) or is it
-   plus one code point (人口数). A phrase inside a longer phrase found is not counted.
+   plus one code point (人口数; a one-code-point kind only with values in digits), or — for a
+   date or number asked — the same event with another head (:func:`same_kind_fields`: 出版期间
+   for 出版时间). A phrase inside a longer phrase found is not counted.
    When the phrases found mean only fields the subject does not have, no later step guesses.
 
 When the question names a field of the corpus that the subject lacks, steps 3–4 first
@@ -69,7 +73,7 @@ from rag_lab.retrieval.ordinary import is_ordinary, ordinary_spans, strip_lead_i
 PARTIAL_MIN_CHARS = 2
 PARTIAL_MIN = 0.5
 PARTIAL_MARGIN = 0.25
-EMBED_MARGIN = 0.05
+EMBED_MARGIN = 0.03
 CANDIDATE_LIMIT = 20
 
 
@@ -184,15 +188,22 @@ def count_aliases(text: str) -> list[Alias]:
 
 
 def extended_by_light_tail(named: str, fields: Sequence[str]) -> list[str]:
-    """The fields (of ≥ 2 code points) that ``named`` is plus one of :data:`LIGHT_TAILS` (主持人 → 主持).
+    """The fields (of ≥ 2 code points) that ``named`` is plus one of :data:`LIGHT_TAILS` (主持人 → 主持);
+    when there are none, the fields of the stem's kind (:func:`_is_a`: 来源于 → 品种来源, a 来源 —
+    never 出版时间 for 出版人, which does not end in 出版).
 
     A name with an opening such as 主要 is not one of them: 主要研究方向 may be a field of its
     own beside 研究方向 (benchmarks/realistic has both).
     """
     form = squash(named)
-    return sorted(
+    exact = sorted(
         f for f in fields if len(squash(f)) >= 2 and any(form == squash(f) + tail for tail in LIGHT_TAILS)
     )
+    if exact:
+        return exact
+    # 来源于 for a subject with 品种来源: the stem (来源) is the field's kind, the ending light
+    stems = [form[: -len(t)] for t in LIGHT_TAILS if form.endswith(t) and len(form) - len(t) >= 2]
+    return sorted(f for f in fields if any(_is_a(base(f), [stem]) and base(f) != stem for stem in stems))
 
 
 def _light_named(field: str, text: str) -> bool:
@@ -234,6 +245,77 @@ def belonging_fields(text: str, fields: Sequence[str]) -> tuple[str, list[str]]:
                 found.append(f)
         return verb + asking + noun, sorted(found)
     return "", []
+
+
+#: Heads naming the kind of a date or a count (建造时间, 起造日期, 建院年份; 车站总数, 人数):
+#: what stands before them names the event dated or the thing counted. Longest first.
+KIND_HEADS: dict[str, tuple[str, ...]] = {
+    "date": ("时间", "日期", "年份", "年代", "时期", "年月", "期间", "年", "日"),
+    "number": ("总数", "数量", "总量", "数目", "数", "量"),
+}
+
+
+def _fits_asked(rest: str, field: str, values: Callable[[str], Sequence[str]] | None) -> bool:
+    """Whether every value of ``field`` has the shape (a date, a number) the question asks;
+    True when it asks no such kind, False when the values are not known. A number must be
+    written in digits here (a name such as 张三 holds a Chinese numeral)."""
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, value_fits
+
+    kind = asked_kind(squash(content_words(rest)))
+    if kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        return True
+    if values is None:
+        return False
+    seen = list(values(field))
+    if kind == AnswerKind.NUMBER:
+        return bool(seen) and all(any(ch.isdigit() for ch in v) for v in seen)
+    return bool(seen) and all(value_fits(kind, v) for v in seen)
+
+
+def split_head(name: str, kind: str) -> tuple[str, str]:
+    """``(modifier, head)`` of a squashed name by :data:`KIND_HEADS` (``建造时间`` → 建造, 时间);
+    a name without such a head is all modifier."""
+    for head in KIND_HEADS[kind]:
+        if name.endswith(head) and len(name) > len(head):
+            return name[: -len(head)], head
+    return name, ""
+
+
+def same_kind_fields(
+    text: str, hits: Sequence[Alias], fields: Sequence[str], values: Callable[[str], Sequence[str]]
+) -> dict[str, Alias]:
+    """The subject's fields that name the meant field's event or count in another word.
+
+    The question (``text``, squashed) asks a date or a number (:mod:`rag_lab.retrieval.answer_kind`)
+    and an alias phrase means fields the subject lacks (``什么时候建`` → 建造时间, 建成时间…).
+    A field of the subject answers when it is the meant field's modifier itself (竣工 for
+    竣工时间), or both names end in a head of that kind (:data:`KIND_HEADS`: 时间, 日期,
+    年份…; 总数, 数…) and one modifier holds the other: the same event dated or thing counted,
+    with another head (开工日期 for 开工时间, 出版期间 for 出版时间, 车站总数 for 站数; a modifier
+    of one code point must end the other: 车站 holds the 站 counted, 教师 not the 教 of ``多少教室``).
+    A shared code point is not enough (出生 / 出道, 开工 / 完工 are other events). Every value
+    of the field must have the shape asked (a date, a number). Returns field → the phrase.
+    """
+    from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, value_fits
+
+    kind = asked_kind(text)
+    if kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
+        return {}
+    found: dict[str, Alias] = {}
+    for own in fields:
+        mine, head = split_head(base(own), str(kind))
+        for alias in hits:
+            for target in alias.fields:
+                theirs, _ = split_head(squash(target), str(kind))
+                if len(theirs) == 1 and not mine.endswith(theirs):
+                    continue  # one code point counted (站 of 站数) is the head noun: 车站, never 教师 for 教
+                if mine == theirs or (head and theirs != squash(target) and (theirs in mine or mine in theirs)):
+                    found.setdefault(own, alias)
+    for own in list(found):
+        seen = list(values(own))
+        if not seen or not all(value_fits(kind, v) for v in seen):
+            del found[own]
+    return found
 
 
 def _occurrences(name: str, text: str) -> list[tuple[int, int]]:
@@ -363,7 +445,15 @@ def coverage(
 def _partial(
     fields: Sequence[str], text: str, shadows: Spans = (), focus: Spans | None = None, avoid: Spans = ()
 ) -> list[tuple[float, int, str, str]]:
+    """Fields named in part, by score (module docstring, step 3).
+
+    A field ending in the kind a question word asks (``KIND_WORDS``: 哪一年 asks a 年份,
+    什么时候 a 时间 or 日期, 在哪 a 地点) has that ending said by the question word: it counts
+    as covered when the pieces found cover at least ``PARTIAL_MIN_CHARS`` of the rest
+    (``哪一年建成`` names 小区建成年份 by 建成 and 哪一年: 4 of 6; ``什么时候颁布`` 颁布日期 whole).
+    """
     scored = []
+    kinds = sorted(set(_asked_kinds(text)), key=len, reverse=True)
     for name in fields:
         form = squash(name)
         if not form:
@@ -371,6 +461,11 @@ def _partial(
         covered, pieces = coverage(form, text, shadows, None, avoid)
         if focus is not None and not coverage(form, text, shadows, focus, avoid)[0]:
             continue  # no piece touches the field the question names
+        head = next((k for k in kinds if form.endswith(k) and len(form) > len(k)), "")
+        if head and covered >= PARTIAL_MIN_CHARS:
+            said, _ = coverage(form[: -len(head)], text, shadows, None, avoid)
+            if said == covered:  # no piece found lies in the ending: the question word says it
+                covered += len(head)
         score = covered / len(form)
         if covered >= PARTIAL_MIN_CHARS and score >= PARTIAL_MIN:
             scored.append((score, covered, name, pieces))
@@ -480,7 +575,13 @@ def match_field(
         steps.append({"method": str(Method.PARTIAL), "extended": sorted(extended)})
         if len(extended) == 1:
             (own_field, asked_as), = extended.items()
-            decision.match = FieldMatch(asked_as, own_field, Method.PARTIAL, len(squash(own_field)) / len(squash(asked_as)))
+            mine, theirs = base(own_field), squash(asked_as)
+            if theirs.startswith(mine):  # 主持人 → 主持: the share of the named name
+                score = len(mine) / len(theirs)
+            else:  # 来源于 → 品种来源: the share of the field its stem covers
+                stem = next((theirs[: -len(t)] for t in LIGHT_TAILS if theirs.endswith(t) and mine.endswith(theirs[: -len(t)])), "")
+                score = len(stem) / len(mine)
+            decision.match = FieldMatch(asked_as, own_field, Method.PARTIAL, score)
             return decision
 
     seen: set[str] = set()
@@ -525,6 +626,12 @@ def match_field(
                     decision.match = FieldMatch(fit[0][3], fit[0][2], Method.PARTIAL, fit[0][0], (other[2], other[0]))
                     step["kind"] = asked_kinds
                     return True
+                of_kind = [t for t in close if _is_a(base(t[2]), targets)]
+                if len(of_kind) == 1:  # 镜头有什么作用: 镜头用途, not 镜头卡口 — an alias phrase means 用途
+                    other = next(t for t in close if t is not of_kind[0])
+                    decision.match = FieldMatch(of_kind[0][3], of_kind[0][2], Method.PARTIAL, of_kind[0][0], (other[2], other[0]))
+                    step["alias_kind"] = True
+                    return True
                 decision.candidates = [t[2] for t in close]
                 return True
 
@@ -539,13 +646,20 @@ def match_field(
             for alias in hits:
                 for target in alias.fields:
                     for own in names:
-                        if own not in kinds and _is_a(base(own), [squash(target)]):
+                        if own not in kinds and _is_a(base(own), [squash(target)]) and (
+                            len(squash(target)) > 1 or _fits_asked(rest, own, values)
+                        ):  # a one-code-point kind (长 for 机长) only with values of the shape asked
                             kinds[own] = alias.phrase
             meant = kinds
         belonging = ""
         if not meant:  # X属于哪个市: a field of belonging (所属市)
             belonging, found = belonging_fields(text, names)
             meant = {f: belonging for f in found}
+        morpheme = False
+        if not meant and values is not None:  # 什么时候出版 → 出版期间: the meant event, another head
+            asked = squash(content_words(rest))  # without openings: 谁知道 asks no person
+            meant = {f: a.phrase for f, a in same_kind_fields(asked, hits, names, values).items()}
+            morpheme = bool(meant)
         steps.append(
             {
                 "method": str(Method.ALIAS),
@@ -553,6 +667,7 @@ def match_field(
                 "found": sorted(meant),
                 **({"by_kind": True} if kinds else {}),
                 **({"belonging": belonging} if belonging else {}),
+                **({"same_morpheme": True} if morpheme else {}),
             }
         )
         if len(meant) == 1:
@@ -618,7 +733,10 @@ def match_field(
         # name's stored vector against the subject's field names, no question embedding
         a, b = max(raw_focus, key=lambda w: (w[1] - w[0], -w[0]))
         asked = rest[a:b]
-        rivals = [d for d in decoys if squash(d) != squash(asked)]
+        # the named name's other names (the fields on an alias line with it: 作家, 著者 beside 作者)
+        # are the attribute asked, not another one: no rivals of the subject's field
+        same = {squash(f) for a in aliases if squash(asked) in {squash(t) for t in a.fields} for f in a.fields}
+        rivals = [d for d in decoys if squash(d) != squash(asked) and squash(d) not in same]
         if _embedding_step(decision, asked, names, rivals, relate, "named_field"):
             return decision
     words = content_words(rest)
@@ -642,7 +760,7 @@ def _kind_step(
         return False
     from rag_lab.retrieval.answer_kind import AnswerKind, asked_kind, value_fits
 
-    kind = asked_kind(squash(rest))
+    kind = asked_kind(squash(content_words(rest)))  # openings (谁知道) ask no kind
     step: dict[str, Any] = {"method": str(Method.KIND), "asked": None if kind is None else str(kind)}
     decision.steps.append(step)
     if kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
@@ -693,7 +811,7 @@ def _shared_step(
     form = set(squash(asked))
     step: dict[str, Any] = {"method": str(Method.SHARED), "asked": asked}
     decision.steps.append(step)
-    kind = asked_kind(squash(rest))
+    kind = asked_kind(squash(content_words(rest)))  # openings (谁知道) ask no kind
     if len(squash(asked)) < SHARED_MIN_NAME and kind not in (AnswerKind.DATE, AnswerKind.NUMBER):
         # 宽 in 宽是多少 may name 宽度 — only where a date or number asked can check the values
         step["skipped"] = "the named field is one code point long"

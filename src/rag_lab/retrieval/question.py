@@ -424,7 +424,9 @@ def _parse_names(question: str, source: EvidenceSource) -> ParsedQuestion:
     has_key = _Keys(source)
     matches = find_matches(question, source)
     verbatim = list(matches)
-    if not any("subject" in m.kinds for m in matches):  # ＣＰＵ / cpu: names compared folded
+    # ＣＰＵ / cpu: names compared folded, when no subject is found verbatim — a subject inside a
+    # longer name found (时间 inside 成立时间 in ``CSA的成立时间``) is not one
+    if not any("subject" in m.kinds for m in drop_nested(matches)):
         matches = sorted({*matches, *find_folded_matches(question, source)}, key=lambda m: (m.start, m.end))
     selection = select(matches, has_key)
     subjects, fields = _assign_roles(selection, has_key)

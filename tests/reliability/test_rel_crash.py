@@ -281,12 +281,15 @@ def crash_trials(
 
 
 def test_rel_200_forked_builds_killed_at_random_moments(tmp_path: Path) -> None:
-    stats = crash_trials(tmp_path, 200, mode="fork", seed=20261130, docs=200)
-    assert stats.trials == 200
-    # the delays really do spread over the build: both outcomes, and kills in mid-write
-    assert stats.killed >= 60 and stats.kept_old >= 40
-    assert stats.switched >= 20
-    assert stats.leftover_seen >= 10
+    def enough(stats: CrashStats) -> bool:
+        # the delays really do spread over the build: both outcomes, and kills in mid-write
+        return stats.killed >= 60 and stats.kept_old >= 40 and stats.switched >= 20 and stats.leftover_seen >= 10
+
+    # more trials (up to 600) when a load change made the start's build time a poor estimate
+    # (50 and 51 kills of 200 seen under load): every trial's checks are the same
+    stats = crash_trials(tmp_path, 200, mode="fork", seed=20261130, docs=200, enough=enough, most=600)
+    assert 200 <= stats.trials <= 600
+    assert enough(stats), stats
     assert stats.leftover_removed == stats.leftover_seen  # every one removed by a later build
 
 

@@ -202,9 +202,11 @@ def supports(
     unit: Unit,
     reserved: frozenset[str],
     prepared: Prepared | None = None,
+    whole: bool = True,
 ) -> tuple[bool, list[str]]:
     """``(M_ij, what is missing)`` for one claim and one unit (``prepared``: :func:`prepare` of
-    the unit, when already computed)."""
+    the unit, when already computed). ``whole=False`` stops at the first check that fails (only
+    its reason listed): for a cell whose truth alone is reported (:func:`holds`)."""
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
     stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
@@ -215,7 +217,11 @@ def supports(
                 missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
         elif fact.text not in stuff:
             missing.append(f"{fact.kind} '{fact.text}'")
+        if missing and not whole:
+            return False, missing
     missing.extend(_dropped(normalize(claim), negatable))
+    if missing and not whole:
+        return False, missing
     share = novelty(claim, stuff, names, grams)
     if share > NOVELTY_LIMIT:
         missing.append(f"{share:.0%} of the claim's characters are not in the evidence")
@@ -225,21 +231,9 @@ def supports(
 def holds(
     claim: str, facts: list[Fact], unit: Unit, reserved: frozenset[str], prepared: Prepared | None = None
 ) -> bool:
-    """``supports(...)[0]`` without the list of what is missing: the checks in the same order,
-    stopping at the first that fails (a cell of a unit the claim does not cite needs only its
-    truth: what it misses is reported for cited units alone)."""
-    if unit.get("field") in reserved:
-        return False
-    stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
-    for fact in facts:
-        if fact.kind == "no_date":
-            if unit.get("valid_from"):
-                return False
-        elif fact.text not in stuff:
-            return False
-    if _dropped(normalize(claim), negatable):
-        return False
-    return novelty(claim, stuff, names, grams) <= NOVELTY_LIMIT
+    """``supports(...)[0]``, stopping at the first check that fails (a cell of a unit the claim
+    does not cite needs only its truth: what it misses is reported for cited units alone)."""
+    return supports(claim, facts, unit, reserved, prepared, whole=False)[0]
 
 
 def dropped_negations(claim: str, unit: Unit) -> list[str]:

@@ -205,20 +205,20 @@ def supports(
     whole: bool = True,
 ) -> tuple[bool, list[str]]:
     """``(M_ij, what is missing)`` for one claim and one unit (``prepared``: :func:`prepare` of
-    the unit, when already computed). ``whole=False`` stops at the first check that fails (only
-    its reason listed): for a cell whose truth alone is reported (:func:`holds`)."""
+    the unit, when already computed). ``whole=False`` stops at the first check that fails and
+    lists nothing: for a cell whose truth alone is reported (:func:`holds`)."""
     if unit.get("field") in reserved:
-        return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"]
+        return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"] if whole else []
     stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
     missing = []
     for fact in facts:
-        if fact.kind == "no_date":
-            if unit.get("valid_from"):
-                missing.append(f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}")
-        elif fact.text not in stuff:
-            missing.append(f"{fact.kind} '{fact.text}'")
-        if missing and not whole:
-            return False, missing
+        dated = fact.kind == "no_date"
+        if (dated and unit.get("valid_from")) or (not dated and fact.text not in stuff):
+            if not whole:
+                return False, missing
+            missing.append(
+                f"'{fact.text}' but the source has 生效日期 {unit['valid_from']}" if dated else f"{fact.kind} '{fact.text}'"
+            )
     missing.extend(_dropped(normalize(claim), negatable))
     if missing and not whole:
         return False, missing

@@ -210,7 +210,7 @@ def supports(
     if unit.get("field") in reserved:
         return False, [f"{unit.get('field')} is a reserved field (data, never an answer)"] if whole else []
     stuff, grams, names, negatable = prepare(unit) if prepared is None else prepared
-    missing = []
+    missing: list[str] = []
     for fact in facts:
         dated = fact.kind == "no_date"
         if (dated and unit.get("valid_from")) or (not dated and fact.text not in stuff):

@@ -117,6 +117,15 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+#: words that announce what follows a colon (遵守以下限制：…, 规定如下：…): the answer stands after the colon
+ANNOUNCING = ("以下", "如下", "下列", "下面")
+
+
+def announces(before_colon: str) -> bool:
+    """Does the text before a colon only announce what follows it (``以下限制``, ``如下``)?"""
+    return any(w in before_colon for w in ANNOUNCING)
+
+
 def _novel(question: str, span: str) -> bool:
     question_grams = bigrams(norm(question))
     return len(span) == 1 or any(len(g) == 2 and g not in question_grams for g in bigrams(norm(span)))
@@ -150,9 +159,10 @@ def _align(
         end = t.index(anchor, start)
     if left and not right:
         stop = CLAUSE_RE.search(t, start)
-        if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
+        before_colon = t[start : stop.start()].strip() if stop else ""
+        if stop and stop.group() in "：:" and (not _novel(question, before_colon) or announces(before_colon)):
             start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
-            stop = CLAUSE_RE.search(t, start)
+            stop = CLAUSE_RE.search(t, start)  # 遵守以下限制：… — an announcing colon: what follows it
         elif onward and stop and stop.group() in "，," and not t[start : stop.start()].strip():
             start = stop.end()  # 被用来形容，以少数的兵力… — the anchor ends its clause: the next one says it
             stop = CLAUSE_RE.search(t, start)

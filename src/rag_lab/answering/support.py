@@ -22,6 +22,7 @@ from rag_lab.answering.answer_types import (
     defines,
     is_dynasty_question,
     measure,
+    time_clauses,
     typed_values,
 )
 from rag_lab.answering.kinds import instances, kinds_asked
@@ -239,6 +240,8 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
     stand_in = not values and kind in ALIGNED_TYPES
     if stand_in:  # no name/place pattern: the span where the question's gap is
         values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+    if stand_in and not values and kind == AnswerType.NAME:  # 谁: the title, when it is the sentence's subject
+        values = _title_subject(question_n, unit, text)
     edge = at_gap(question, text, values)
 
     def result(ok: bool, problem: str | None, restated: bool = False) -> Support:
@@ -347,6 +350,8 @@ def _typed(
     if kind == AnswerType.NUMBER and (classifiers := counter(question)):  # 多少个 → 1800个, not 三小时
         found = [v for v in found if v[2].rstrip()[-1:] in classifiers]
     question_pairs = {g for g in bigrams(question_n) if len(g) == 2}
+    if kind == AnswerType.DATE and not found:  # 在春季化雪的时候 answers 什么时候 (docs/prose.md, "Time clauses")
+        found = _time_clauses(word, text, question_pairs)
     values = [
         v
         for v in found
@@ -356,6 +361,30 @@ def _typed(
     if kind == AnswerType.REASON:  # a cause word links clauses
         return tuple(values)
     return _local(tuple(values), text, own_hit)
+
+
+#: a disambiguator after a title (占士邦 (角色人物), 杨昊 (足球运动员)): not part of the name
+_TITLE_NOTE = re.compile(r"\s*[（(][^）)]*[）)]\s*$")
+
+
+def _title_subject(question_n: str, unit: Unit, text: str) -> tuple[tuple[int, int, str], ...]:
+    """The document title as the value of a 谁 question when the sentence opens with it (its
+    subject: ``阿若憍陈如听佛说法后，…成为…第一位阿罗汉``) and the question does not name it."""
+    title = _TITLE_NOTE.sub("", str(unit.get("title") or "")).strip("《》 ")
+    start = len(text) - len(text.lstrip("《“\"「 "))
+    if len(title) < 2 or norm(title) in question_n or not norm(text[start:]).startswith(norm(title)):
+        return ()
+    return ((start, start + len(title), text[start : start + len(title)]),)
+
+
+def _time_clauses(word: str | None, text: str, question_pairs: set[str]) -> list[tuple[int, int, str]]:
+    """The time clauses (``answer_types.time_clauses``) of ``text`` that say a bigram the question
+    does not between its opening 在/当 and its closing 时 (在关闭时 only repeats 什么时候关闭)."""
+    inner = [(v, _TIME_FRAME.sub("", norm(v[2]))) for v in time_clauses(word, text)]
+    return [v for v, core in inner if {g for g in bigrams(core) if len(g) == 2} - question_pairs]
+
+
+_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时)$")
 
 
 def _local(

@@ -15,6 +15,9 @@ from rag_lab.answering.terms import WH_HEAD, bigrams, norm
 ALIGNED_TYPES = (AnswerType.NAME, AnswerType.PLACE)
 #: longest aligned span, in code points
 ALIGNED_MAX = 40
+#: one character of the question right beside its question word may be said otherwise (以什么来命名 —
+#: 以…而命名) when at least this many characters of the right side after it are found
+BESIDE_MIN = 2
 CLAUSE_RE = re.compile(r"[，,；;：:。！？!?、]")
 _TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
 LEADING = "的是了"
@@ -139,9 +142,8 @@ def _align(
         shortest = 1 if right else 2  # one character only when the right side also anchors
         anchor = ""
         for stripped in (left, left.rstrip(_TRAILING)):
-            anchor = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
-            if anchor:
-                break
+            found = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
+            anchor = found if len(found) > len(anchor) else anchor  # 吸收了 → 吸收, not a stray 了
         if not anchor:
             return []
         start = t.index(anchor) + len(anchor)
@@ -154,6 +156,8 @@ def _align(
     if right:
         shortest = 1 if left else (len(right) if inverted else 2)
         anchor = next((right[:n] for n in range(len(right), shortest - 1, -1) if right[:n] in t[start:]), "")
+        if not anchor and left and len(right) > BESIDE_MIN:  # 以什么来命名 → 以…而命名: one character beside
+            anchor = next((right[1:n] for n in range(len(right), BESIDE_MIN, -1) if right[1:n] in t[start:]), "")
         if not anchor:
             return []
         end = t.index(anchor, start)

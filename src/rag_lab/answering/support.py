@@ -60,6 +60,9 @@ NOVEL_MIN = 2
 RESTATED_PIECES = 2
 #: … and at least this many characters the question does not say (where the answer must stand)
 RESTATED_NOVEL = 4
+#: a part of the question named by the context (the subject) of at most this many characters that the
+#: sentence says again counts as one of those pieces (docs/prose.md, "Restatement")
+RESTATED_FRAME = 4
 
 
 @dataclass(frozen=True)
@@ -280,7 +283,8 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
         spans = [v for _, _, v in values]
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
-    if not ok_ and slot and not announced and novel >= RESTATED_NOVEL and _restates(pieces, rest, own_grams):
+    restated = not ok_ and slot and not announced and novel >= RESTATED_NOVEL
+    if restated and _restates(pieces + _restated_frame(named, pieces, own_grams), rest, own_grams):
         return result(True, None, restated=True)
     return result(ok_, None if ok_ else "answer_type")
 
@@ -291,6 +295,19 @@ def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
     ``RESTATED_PIECES`` pieces of two or more characters beyond the context are said whole."""
     whole = [p for p in pieces if len(p) >= 2 and term_grams(p) <= own_grams]
     return rest <= own_grams and len(whole) >= RESTATED_PIECES
+
+
+def _restated_frame(named: list[str], pieces: list[str], own_grams: set[str]) -> list[str]:
+    """The subject the sentence restates beside a time frame (docs/prose.md, "Restatement"): when a piece
+    of the question is a time (``在1982年，兰比尔发生了什么事情``, ``民国二年南田县…``) that the sentence says
+    whole, the parts named by the context of at most ``RESTATED_FRAME`` characters (兰比尔 under the
+    title 比尔·兰比尔) that the sentence itself also says whole count as restated pieces."""
+    framed = any(_FRAME_RE.search(p) and term_grams(p) <= own_grams for p in pieces)
+    return [p for p in named if 2 <= len(p) <= RESTATED_FRAME and term_grams(p) <= own_grams] if framed else []
+
+
+#: a time frame of a question: a year, month or day, with digits or Chinese numerals (1982年, 民国二年)
+_FRAME_RE = re.compile(r"[\d零〇一二两三四五六七八九十百]+[年月日]")
 
 
 def said_by_cue(terms: list[str], text_n: str) -> list[str]:

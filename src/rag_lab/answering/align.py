@@ -15,6 +15,9 @@ from rag_lab.answering.terms import WH_HEAD, bigrams, norm
 ALIGNED_TYPES = (AnswerType.NAME, AnswerType.PLACE)
 #: longest aligned span, in code points
 ALIGNED_MAX = 40
+#: one character of the question right beside its question word may be said otherwise (以什么来命名 —
+#: 以…而命名) when at least this many characters of the right side after it are found
+BESIDE_MIN = 2
 CLAUSE_RE = re.compile(r"[，,；;：:。！？!?、]")
 _TRAILING = "了过的是着有为在叫被把将会能要于到给向对从做干"
 LEADING = "的是了"
@@ -117,6 +120,15 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+#: words that announce what follows a colon (遵守以下限制：…, 规定如下：…): the answer stands after the colon
+ANNOUNCING = ("以下", "如下", "下列", "下面")
+
+
+def announces(before_colon: str) -> bool:
+    """Does the text before a colon only announce what follows it (``以下限制``, ``如下``)?"""
+    return any(w in before_colon for w in ANNOUNCING)
+
+
 def _novel(question: str, span: str) -> bool:
     question_grams = bigrams(norm(question))
     return len(span) == 1 or any(len(g) == 2 and g not in question_grams for g in bigrams(norm(span)))
@@ -130,9 +142,8 @@ def _align(
         shortest = 1 if right else 2  # one character only when the right side also anchors
         anchor = ""
         for stripped in (left, left.rstrip(_TRAILING)):
-            anchor = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
-            if anchor:
-                break
+            found = next((stripped[-n:] for n in range(len(stripped), shortest - 1, -1) if stripped[-n:] in t), "")
+            anchor = found if len(found) > len(anchor) else anchor  # 吸收了 → 吸收, not a stray 了
         if not anchor:
             return []
         start = t.index(anchor) + len(anchor)
@@ -145,14 +156,17 @@ def _align(
     if right:
         shortest = 1 if left else (len(right) if inverted else 2)
         anchor = next((right[:n] for n in range(len(right), shortest - 1, -1) if right[:n] in t[start:]), "")
+        if not anchor and left and len(right) > BESIDE_MIN:  # 以什么来命名 → 以…而命名: one character beside
+            anchor = next((right[1:n] for n in range(len(right), BESIDE_MIN, -1) if right[1:n] in t[start:]), "")
         if not anchor:
             return []
         end = t.index(anchor, start)
     if left and not right:
         stop = CLAUSE_RE.search(t, start)
-        if stop and stop.group() in "：:" and not _novel(question, t[start : stop.start()].strip()):
+        before_colon = t[start : stop.start()].strip() if stop else ""
+        if stop and stop.group() in "：:" and (not _novel(question, before_colon) or announces(before_colon)):
             start = stop.end()  # 议题有：法律、… — nothing new before the colon: what follows it
-            stop = CLAUSE_RE.search(t, start)
+            stop = CLAUSE_RE.search(t, start)  # 遵守以下限制：… — an announcing colon: what follows it
         elif onward and stop and stop.group() in "，," and not t[start : stop.start()].strip():
             start = stop.end()  # 被用来形容，以少数的兵力… — the anchor ends its clause: the next one says it
             stop = CLAUSE_RE.search(t, start)

@@ -23,7 +23,8 @@ Typed values in a sentence (``typed_values``), each a regular expression below:
 - date: ``2024年9月1日``, ``9月1日``, ``1998年``, ``二〇二〇年``, ``19世纪``, ``90年代``,
   ``上午九点``, ``9:30``, ``周三``, ``星期五``, a month alone (``10月``, ``三月下旬``);
 - name: ``X·Y`` (transliterated names), a capitalised Latin name, a 2–4 character name before a
-  title word (``张伟教授``), or the doer of 由…担任/创立/设计/… ;
+  title word (``张伟教授``), the doer of 由…担任/创立/设计/…, or an organisation (``_ORG``: a name
+  ending in 公司/大学/政府/委员会/协会/组织/集团/部/局/院 …);
 - place: a name ending in a place word (``北京市``, ``海淀区``, ``图书馆``, ``二楼``), or what
   follows 位于.
 
@@ -135,11 +136,19 @@ DATE_RE = re.compile(
 DATE_RANGE_RE = re.compile(rf"(?:{DATE_RE.pattern})\s*(?:至|到|—|－|-|~|～)\s*(?:{DATE_RE.pattern})")
 _TITLE = "教授|博士|先生|女士|老师|主任|馆长|校长|院长|经理|总监|主席|书记|部长|市长|导演|作家|诗人|画家|总统|总理|将军"
 _DOER = "担任|负责|创立|创办|建立|设计|发明|提出|编写|撰写|执导|主演|演唱|作曲|作词|领导|发现|命名|主持"
+#: an organisation's name answers 谁 (由华纳兄弟公司发行): a name ending in one of these heads; a bare
+#: 部/局/院 counts only after a character that does not make it a common word (全部, 结局, 寺院)
+_ORG = (
+    r"[\u4e00-\u9fff]{2,12}?(?:公司|大学|学院|政府|委员会|协会|学会|组织|集团|银行|基金会|电视台|电台|出版社|"
+    r"工作室|乐团|球会|俱乐部|(?<![全东西南北中内外头腹背胸底顶上下局尾前后根干])部|"
+    r"(?<![结布格大时政棋赌开终僵残全当邮])局|(?<![庭寺戏剧书医学别])院)"
+)
 NAME_RE = re.compile(
     r"[\u4e00-\u9fff]{1,6}·[\u4e00-\u9fff]{1,8}"
     r"|[A-Z][a-z]+(?: [A-Z][a-z]+)+"
     rf"|[\u4e00-\u9fff]{{2,4}}(?={_TITLE})"
     rf"|(?<=由)[\u4e00-\u9fff·]{{2,8}}?(?={_DOER})"
+    rf"|{_ORG}"
 )
 _NOT_IN_NAME = "是的为由和与及在任了被从到向往于"
 _PLACE_END = (
@@ -287,6 +296,25 @@ def counter(question: str) -> str:
     if found is None or found[2] + found[3] in COUNTER_NOUNS:
         return ""
     return _PEOPLE if found[2] in _PEOPLE else found[2]
+
+
+#: question words asking *when* without a calendar unit (哪年, 几月 ask for a date of that unit)
+WHEN_WORDS = ("在什么时候", "在何时", "什么时候", "什么时间", "何时")
+_NO_STOP = r"[^，。；！？,;!?：:\s]"
+#: a time clause: 在/当 … 的时候/之时/时 (只有在春季化雪的时候), or a clause opening with … 的时候/之时
+#: (，高二的时候拍了…); what it holds is the time a 何时/什么时候 question asks for
+TIME_CLAUSE_RE = re.compile(
+    rf"(?:在|当){_NO_STOP}{{2,20}}?(?:的时候|之时|时)(?!间|期|代|刻|常|而|候)"
+    rf"|(?<![^，,；;：:\s]){_NO_STOP}{{2,15}}?(?:的时候|之时)"
+)
+
+
+def time_clauses(word: str | None, text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, clause)`` of every time clause (``TIME_CLAUSE_RE``) of ``text`` when the
+    question word asks *when* (``WHEN_WORDS``); [] for other question words."""
+    if word not in WHEN_WORDS:
+        return []
+    return [(m.start(), m.end(), m.group()) for m in TIME_CLAUSE_RE.finditer(text)]
 
 
 def is_dynasty_question(word: str | None) -> bool:

@@ -22,6 +22,7 @@ from rag_lab.answering.answer_types import (
     defines,
     is_dynasty_question,
     measure,
+    time_clauses,
     typed_values,
 )
 from rag_lab.answering.kinds import instances, kinds_asked
@@ -59,6 +60,9 @@ NOVEL_MIN = 2
 RESTATED_PIECES = 2
 #: … and at least this many characters the question does not say (where the answer must stand)
 RESTATED_NOVEL = 4
+#: a part of the question named by the context (the subject) of at most this many characters that the
+#: sentence says again counts as one of those pieces (docs/prose.md, "Restatement")
+RESTATED_FRAME = 4
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,8 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
     stand_in = not values and kind in ALIGNED_TYPES
     if stand_in:  # no name/place pattern: the span where the question's gap is
         values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+    if stand_in and not values and kind == AnswerType.NAME:  # 谁: the title, when it is the sentence's subject
+        values = _title_subject(question_n, unit, text)
     edge = at_gap(question, text, values)
 
     def result(ok: bool, problem: str | None, restated: bool = False) -> Support:
@@ -277,7 +283,8 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
         spans = [v for _, _, v in values]
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
-    if not ok_ and slot and not announced and novel >= RESTATED_NOVEL and _restates(pieces, rest, own_grams):
+    restated = not ok_ and slot and not announced and novel >= RESTATED_NOVEL
+    if restated and _restates(pieces + _restated_frame(named, pieces, own_grams), rest, own_grams):
         return result(True, None, restated=True)
     return result(ok_, None if ok_ else "answer_type")
 
@@ -288,6 +295,19 @@ def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
     ``RESTATED_PIECES`` pieces of two or more characters beyond the context are said whole."""
     whole = [p for p in pieces if len(p) >= 2 and term_grams(p) <= own_grams]
     return rest <= own_grams and len(whole) >= RESTATED_PIECES
+
+
+def _restated_frame(named: list[str], pieces: list[str], own_grams: set[str]) -> list[str]:
+    """The subject the sentence restates beside a time frame (docs/prose.md, "Restatement"): when a piece
+    of the question is a time (``在1982年，兰比尔发生了什么事情``, ``民国二年南田县…``) that the sentence says
+    whole, the parts named by the context of at most ``RESTATED_FRAME`` characters (兰比尔 under the
+    title 比尔·兰比尔) that the sentence itself also says whole count as restated pieces."""
+    framed = any(_FRAME_RE.search(p) and term_grams(p) <= own_grams for p in pieces)
+    return [p for p in named if 2 <= len(p) <= RESTATED_FRAME and term_grams(p) <= own_grams] if framed else []
+
+
+#: a time frame of a question: a year, month or day, with digits or Chinese numerals (1982年, 民国二年)
+_FRAME_RE = re.compile(r"[\d零〇一二两三四五六七八九十百]+[年月日]")
 
 
 def said_by_cue(terms: list[str], text_n: str) -> list[str]:
@@ -347,6 +367,8 @@ def _typed(
     if kind == AnswerType.NUMBER and (classifiers := counter(question)):  # 多少个 → 1800个, not 三小时
         found = [v for v in found if v[2].rstrip()[-1:] in classifiers]
     question_pairs = {g for g in bigrams(question_n) if len(g) == 2}
+    if kind == AnswerType.DATE and not found:  # 在春季化雪的时候 answers 什么时候 (docs/prose.md, "Time clauses")
+        found = _time_clauses(word, text, question_pairs)
     values = [
         v
         for v in found
@@ -356,6 +378,30 @@ def _typed(
     if kind == AnswerType.REASON:  # a cause word links clauses
         return tuple(values)
     return _local(tuple(values), text, own_hit)
+
+
+#: a disambiguator after a title (占士邦 (角色人物), 杨昊 (足球运动员)): not part of the name
+_TITLE_NOTE = re.compile(r"\s*[（(][^）)]*[）)]\s*$")
+
+
+def _title_subject(question_n: str, unit: Unit, text: str) -> tuple[tuple[int, int, str], ...]:
+    """The document title as the value of a 谁 question when the sentence opens with it (its
+    subject: ``阿若憍陈如听佛说法后，…成为…第一位阿罗汉``) and the question does not name it."""
+    title = _TITLE_NOTE.sub("", str(unit.get("title") or "")).strip("《》 ")
+    start = len(text) - len(text.lstrip("《“\"「 "))
+    if len(title) < 2 or norm(title) in question_n or not norm(text[start:]).startswith(norm(title)):
+        return ()
+    return ((start, start + len(title), text[start : start + len(title)]),)
+
+
+def _time_clauses(word: str | None, text: str, question_pairs: set[str]) -> list[tuple[int, int, str]]:
+    """The time clauses (``answer_types.time_clauses``) of ``text`` that say a bigram the question
+    does not between its opening 在/当 and its closing 时 (在关闭时 only repeats 什么时候关闭)."""
+    inner = [(v, _TIME_FRAME.sub("", norm(v[2]))) for v in time_clauses(word, text)]
+    return [v for v, core in inner if {g for g in bigrams(core) if len(g) == 2} - question_pairs]
+
+
+_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时)$")
 
 
 def _local(

@@ -7,9 +7,10 @@ context, then the answer type. Scores never enter it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
@@ -151,13 +152,61 @@ def passes(question: str, unit: Unit) -> bool:
     return _graded(question, unit, None, verdict_only=True).ok
 
 
+class _Asked(NamedTuple):
+    """What the support check reads of the question alone, made once per question (``_asked``)
+    rather than once per candidate sentence (≈ 50 of them per prose request)."""
+
+    kind: AnswerType
+    word: str | None
+    terms: tuple[str, ...]
+    question_n: str
+    heads: tuple[str, ...]
+    heads_n: tuple[str, ...]
+    kinds: tuple[str, ...]  # kinds_asked(terms, heads)
+    strict: tuple[str, ...]  # STRICT_RE runs of the terms
+    date_ranges: tuple[str, ...]  # DATE_RANGE_RE matches of the normalised question
+    kind_words: tuple[str, ...]  # _kind_words(question_n)
+    question_grams: frozenset[str]
+    slot: bool  # WH_AT finds the question's gap
+
+
+@functools.lru_cache(maxsize=256)
+def _asked(question: str) -> _Asked:
+    kind, word = answer_type(question)
+    terms = content_terms(question)
+    question_n = norm(question)
+    heads = answer_heads(question)
+    return _Asked(
+        kind,
+        word,
+        tuple(terms),
+        question_n,
+        tuple(heads),
+        tuple(norm(h) for h in heads),
+        tuple(kinds_asked(terms, heads)),
+        tuple(s for t in terms for s in STRICT_RE.findall(t)),
+        tuple(r.group() for r in DATE_RANGE_RE.finditer(question_n)),
+        tuple(_kind_words(question_n)),
+        frozenset(bigrams(question_n)),
+        WH_AT.search(question_n) is not None,
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _context_grams(context: str) -> tuple[str, frozenset[str]]:
+    """A unit's context (``unit_context``) normalised, and its bigrams: sentences of one file
+    share their title and headings, so most candidates' contexts were seen before."""
+    context_n = norm(context)
+    return context_n, frozenset(bigrams(context_n))
+
+
 def _graded(question: str, unit: Unit, paraphrases: Paraphrases | None, verdict_only: bool) -> Support:
     """``support_check``'s body: the plain check, then one piece unsaid, then the paraphrase test."""
     plain = _check(question, unit, set(), verdict_only)
     if plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
         return plain
     piece = plain.missing[0]
-    if len(piece) < 2 or piece in _kind_words(norm(question)):
+    if len(piece) < 2 or piece in _asked(question).kind_words:
         return plain
     if _may_go_unsaid(piece, question, unit):
         credited = _check(question, unit, term_grams(piece))
@@ -179,34 +228,34 @@ def _may_go_unsaid(piece: str, question: str, unit: Unit) -> bool:
     when every other piece of the question beyond the context is said whole by the sentence (all its
     bigrams, cue words counted), at least ``UNSAID_BESIDE`` of them of two or more characters, and
     ``piece`` holds at most ``UNSAID_SHARE`` of the pieces' characters."""
-    text_n = norm(str(unit.get("text", "")))
-    terms = content_terms(question)
-    _named, pieces = split_by_context(terms, norm(unit_context(unit)))
-    own_grams = bigrams(text_n) | set().union(set(), *(term_grams(w) for w in said_by_cue(terms, text_n)))
+    terms = list(_asked(question).terms)
+    _named, pieces = split_by_context(terms, _context_grams(unit_context(unit))[0])
     others = [p for p in pieces if p != piece]
-    if not all(term_grams(p) <= own_grams for p in others):
-        return False
     total = sum(len(p) for p in pieces)
-    return len([p for p in others if len(p) >= 2]) >= UNSAID_BESIDE and len(piece) <= total * UNSAID_SHARE
+    if len([p for p in others if len(p) >= 2]) < UNSAID_BESIDE or len(piece) > total * UNSAID_SHARE:
+        return False  # the counts first: they need no bigram of the sentence
+    text_n = norm(str(unit.get("text", "")))
+    own_grams = bigrams(text_n) | set().union(set(), *(term_grams(w) for w in said_by_cue(terms, text_n)))
+    return all(term_grams(p) <= own_grams for p in others)
 
 
 def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = False) -> Support:
     """``support_check`` without the paraphrase test; ``credited``: bigrams counted as said by the
     sentence (those of a piece the paraphrase test may credit); ``verdict_only``: see :func:`passes`."""
-    kind, word = answer_type(question)
-    terms = content_terms(question)
+    asked = _asked(question)  # the question's own analysis, once per question
+    kind, word, question_n = asked.kind, asked.word, asked.question_n
+    terms, heads = list(asked.terms), list(asked.heads)
     text = str(unit.get("text", ""))
-    text_n, question_n = norm(text), norm(question)  # each normalised once: this runs per candidate
-    heads = answer_heads(question)
-    context = norm(unit_context(unit))
-    own_grams, context_grams = bigrams(text_n), bigrams(context)
+    text_n = norm(text)  # normalised once: this runs per candidate
+    context, context_grams = _context_grams(unit_context(unit))
+    own_grams = bigrams(text_n)
     cued = said_by_cue(terms, text_n)
     own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
     # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
     # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
     kinds_found = {
         k: found
-        for k in kinds_asked(terms, heads)
+        for k in asked.kinds
         if k not in text_n and (found := instances(k, text))
     }
     own_grams |= set().union(*(term_grams(k) for k in kinds_found if k in terms), set())
@@ -225,14 +274,14 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
     if len(missing) == 1 and len(missing[0]) == 1 and len(own_said) >= PARTIAL_SAID:
         missing = ()
     haystack = text_n + " " + context
-    strict_ok = all(s in haystack for t in terms for s in STRICT_RE.findall(t))
+    strict_ok = all(s in haystack for s in asked.strict)
     # a date range of the question (1996年2月至4月) is one value: its dates in another order say another time
-    strict_ok = strict_ok and all(r.group() in haystack for r in DATE_RANGE_RE.finditer(question_n))
-    kinds = _kind_words(question_n)
+    strict_ok = strict_ok and all(r in haystack for r in asked.date_ranges)
+    kinds = list(asked.kind_words)
     if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
     # the sentence itself must say something the question asks about, not only the title
-    said = any(norm(h) in text_n for h in heads) or bool(said_by_cue(heads, text_n))
+    said = any(h in text_n for h in asked.heads_n) or bool(said_by_cue(heads, text_n))
     mentions = bool(grams & own_grams) or said
     failed = None if grams else "no_terms"
     if grams and (not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions):
@@ -266,7 +315,7 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         return result(bool(values), None if values else "answer_type")
     if kind != AnswerType.NONE:
         return result(bool(values), None if values else "answer_type")
-    question_grams = bigrams(question_n)
+    question_grams = asked.question_grams
     novel = sum(
         1
         for i, ch in enumerate(text_n)
@@ -274,7 +323,7 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         and text_n[i : i + 2] not in question_grams
         and (i == 0 or text_n[i - 1 : i + 1] not in question_grams)
     )
-    slot = WH_AT.search(question_n) is not None
+    slot = asked.slot
     spans = [v for _, _, v in aligned_span(question, text)]
     announced = bool(spans) and all(_announces(v, heads + _kind_words(question_n)) for v in spans)
     if announced:
@@ -314,11 +363,16 @@ def said_by_cue(terms: list[str], text_n: str) -> list[str]:
     """The ``CUE_WORDS`` inside the question's terms that the sentence says by one of their cues
     (the longest word first where two overlap); their bigrams count as said by the sentence."""
     found: list[str] = []
-    for word in sorted(CUE_WORDS, key=len, reverse=True):
-        inside = any(word in term for term in terms) and not any(word in w for w in found)
-        if inside and any(cue in text_n for cue in CUE_WORDS[word]):
+    for word in _cue_words_inside(tuple(terms)):
+        if not any(word in w for w in found) and any(cue in text_n for cue in CUE_WORDS[word]):
             found.append(word)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _cue_words_inside(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``CUE_WORDS`` inside one of ``terms``, longest first (``said_by_cue``'s order)."""
+    return tuple(word for word in sorted(CUE_WORDS, key=len, reverse=True) if any(word in term for term in terms))
 
 
 #: nouns that name the kind of answer; a question made only of its subject and one of these

@@ -8,6 +8,8 @@ docs/prose.md ("The support check", step 1).
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 import unicodedata
 
@@ -127,7 +129,7 @@ def bigrams(text: str) -> set[str]:
     """Every character bigram inside a word run, and every single character."""
     grams: set[str] = set()
     for run in RUN_RE.findall(text):
-        grams.update(run[i : i + 2] for i in range(len(run) - 1))
+        grams.update(map(operator.add, run, run[1:]))  # run[i] + run[i + 1]: its bigrams
         grams.update(run)
     return grams
 
@@ -136,6 +138,13 @@ def split_by_context(terms: list[str], context: str) -> tuple[list[str], list[st
     """Each term cut into the parts its context (title, headings…) says — the longest substrings
     of two or more characters found there, left to right — and the pieces between them, which
     the sentence must cover on their own (王家瑞担任 under the title 王家瑞 → 王家瑞 | 担任)."""
+    named, pieces = _split_by_context(tuple(terms), context)
+    return list(named), list(pieces)
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_by_context(terms: tuple[str, ...], context: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``split_by_context``, once per (question, context): the sentences of one file share one."""
     named: list[str] = []
     pieces: list[str] = []
     for term in terms:
@@ -151,7 +160,7 @@ def split_by_context(terms: list[str], context: str) -> tuple[list[str], list[st
                 current, i = current + term[i], i + 1
         if current:
             pieces.append(current)
-    return named, pieces
+    return tuple(named), tuple(pieces)
 
 
 def term_grams(term: str) -> set[str]:

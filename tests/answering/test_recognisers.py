@@ -59,6 +59,14 @@ def test_the_title_answers_nothing_when_the_sentence_does_not_open_with_it() -> 
     assert values("佛教僧团中的第一位阿罗汉是谁？", text, "阿若憍陈如") == []
 
 
+def test_the_title_span_is_the_sentence_spelling_of_it() -> None:
+    # ﬁ is one code point that normalises to two: the cited span is the sentence's own spelling
+    text = "ﬁat公司听取意见后，成为当地第一家汽车厂。"
+    assert values("当地第一家汽车厂是谁？", text, "Fiat公司") == ["ﬁat公司"]
+    text = "ＡＢＣ公司听取意见后，成为当地第一家汽车厂。"
+    assert values("当地第一家汽车厂是谁？", text, "ABC公司") == ["ＡＢＣ公司"]
+
+
 def test_the_title_answers_nothing_when_the_question_names_it() -> None:
     text = "阿若憍陈如听佛说法后，成为佛教僧团中的第一位阿罗汉。"
     assert values("阿若憍陈如是谁的弟子？", text, "阿若憍陈如 (僧人)") == []

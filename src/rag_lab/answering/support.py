@@ -443,9 +443,24 @@ def _title_subject(question_n: str, unit: Unit, text: str) -> tuple[tuple[int, i
     subject: ``阿若憍陈如听佛说法后，…成为…第一位阿罗汉``) and the question does not name it."""
     title = _TITLE_NOTE.sub("", str(unit.get("title") or "")).strip("《》 ")
     start = len(text) - len(text.lstrip("《“\"「 "))
-    if len(title) < 2 or norm(title) in question_n or not norm(text[start:]).startswith(norm(title)):
+    title_n = norm(title)
+    if len(title) < 2 or title_n in question_n or not norm(text[start:]).startswith(title_n):
         return ()
-    return ((start, start + len(title), text[start : start + len(title)]),)
+    end = _normal_prefix_end(text, start, title_n)
+    return () if end is None else ((start, end, text[start:end]),)
+
+
+def _normal_prefix_end(text: str, start: int, target_n: str) -> int | None:
+    """The end of the raw piece of ``text`` from ``start`` whose normal form is ``target_n``: the
+    sentence may spell the title differently (ﬁ for fi, full-width letters), so its length in the
+    sentence is not the title's."""
+    for end in range(start + 1, len(text) + 1):
+        piece = norm(text[start:end])
+        if piece == target_n:
+            return end
+        if len(piece) > len(target_n):
+            return None
+    return None
 
 
 def _time_clauses(word: str | None, text: str, question_pairs: set[str]) -> list[tuple[int, int, str]]:

@@ -31,14 +31,14 @@ retrieved ones), all already verified against their files by the caller, and ret
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from rag_lab.answering.align import aligned_span
 from rag_lab.answering.answer_types import BACKWARD_RE, DESCRIPTION, AnswerType
 from rag_lab.answering.paraphrase import Paraphrases
-from rag_lab.answering.support import Support, support_check, unit_context
+from rag_lab.answering.support import Support, document_name, support_check, unit_context
 from rag_lab.answering.terms import answer_heads, content_terms, norm
 from rag_lab.records import Reason, Status, Unit
 
@@ -94,6 +94,7 @@ def decide_prose(
     audit: list[Unit] | None = None,
     paraphrases: Paraphrases | None = None,
     previous: Callable[[Unit], Unit | None] | None = None,
+    about: Callable[[str], list[Unit]] | None = None,
 ) -> ProseDecision | None:
     """The decision on a prose question (module docstring); None when no candidate is prose.
 
@@ -101,6 +102,10 @@ def decide_prose(
     candidates' support checks; the audit's checks stay lexical (it bounds the cost).
     ``previous``: the sentence right before a unit in its paragraph (verified by the caller), for
     a reason whose consequence opens the next sentence (``joined``).
+
+    ``about``: the units a few words are most about (retrieval/prose_audit.py ``units_about``),
+    verified by the caller: where a passing sentence was credited a piece it does not say, the
+    titles of the documents about that piece (docs/prose.md, "A named document").
 
     ``audit``: further prose units (the conflict audit, retrieval/prose_audit.py), verified by
     the caller; they never answer, but one that passes the check with values disjoint from the
@@ -119,6 +124,19 @@ def decide_prose(
     checked = [(u, in_ctx, support_check(question, u, paraphrases)) for u, in_ctx in current]
     if previous is not None:
         checked = [_with_previous(question, u, c, s, previous, paraphrases) for u, c, s in checked]
+    seen = {u["evidence_id"] for u, _c in prose}
+    audited = [
+        (u, support_check(question, u))
+        for u in audit or []
+        if u.get("kind") in PROSE_KINDS and u["evidence_id"] not in seen and _in_window(u, as_of)
+    ]
+    # a question naming a candidate document's title asks about that document's subject
+    pool = [u for u, _c, _s in checked] + [u for u, _s in audited]
+    credited = sorted({p for s in [s for _u, _c, s in checked] + [s for _u, s in audited] for p in _credited(s)})
+    pool += [u for piece in credited for u in about(piece)] if about is not None else []
+    named = _named_titles(question, pool)
+    checked = [(u, c, _about_named(s, u, named)) for u, c, s in checked]
+    audited = [(u, _about_named(s, u, named)) for u, s in audited]
     decision.checks = [
         {
             "evidence_id": u["evidence_id"],
@@ -129,12 +147,6 @@ def decide_prose(
         for u, c, s in checked
     ]
     passing = [(u, c, s) for u, c, s in checked if s.ok]
-    seen = {u["evidence_id"] for u, _c in prose}
-    audited = [
-        (u, support_check(question, u))
-        for u in audit or []
-        if u.get("kind") in PROSE_KINDS and u["evidence_id"] not in seen and _in_window(u, as_of)
-    ]
     decision.checks += [
         {"evidence_id": u["evidence_id"], "in_context": False, "audit": True, **s.as_dict()}
         for u, s in audited
@@ -229,6 +241,33 @@ def decide_prose(
 
 #: a joined unit's parts (the sentence before and the sentence itself), cited one by one
 JOINED = "joined"
+
+
+def _named_titles(question: str, units: list[Unit]) -> frozenset[str]:
+    """The normalised titles of the candidates' documents that the question says whole."""
+    question_n = norm(question)
+    titles = {norm(document_name(u)) for u in units}
+    return frozenset(t for t in titles if len(t) >= 2 and t in question_n)
+
+
+def _credited(support: Support) -> tuple[str, ...]:
+    """The question pieces a passing check counted as said although the sentence does not say them."""
+    return support.unsaid + tuple(p for p, _said, _score in support.paraphrased) if support.ok else ()
+
+
+def _about_named(support: Support, unit: Unit, named: frozenset[str]) -> Support:
+    """``support``, or a failure on its terms when the question names a candidate document's title
+    that this sentence neither says nor is under (docs/prose.md, "A named document"): the question
+    is about that document's subject, and bigram coverage would also accept another thing's
+    sentence that says the name's parts apart (槐里怀瑾图书馆位于哪里 against 青岚怀瑾图书馆位于
+    槐里市…) or leaves it unsaid (沧澜博雅学堂的第二次扩建… against 槐里怀瑾图书馆的第二次扩建…)."""
+    if not support.ok or not named:
+        return support
+    said = norm(str(unit.get("text", ""))) + "\n" + norm(unit_context(unit))
+    unsaid = tuple(sorted(t for t in named if t not in said))
+    if not unsaid:
+        return support
+    return replace(support, ok=False, problem="terms", missing=unsaid, unsaid=(), paraphrased=())
 
 
 def _with_previous(

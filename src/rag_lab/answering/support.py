@@ -438,10 +438,15 @@ def _typed(
 _TITLE_NOTE = re.compile(r"\s*[（(][^）)]*[）)]\s*$")
 
 
+def document_name(unit: Unit) -> str:
+    """The unit's document title without a disambiguator or title marks (占士邦 (角色人物) → 占士邦)."""
+    return _TITLE_NOTE.sub("", str(unit.get("title") or "")).strip("《》 ")
+
+
 def _title_subject(question_n: str, unit: Unit, text: str) -> tuple[tuple[int, int, str], ...]:
     """The document title as the value of a 谁 question when the sentence opens with it (its
     subject: ``阿若憍陈如听佛说法后，…成为…第一位阿罗汉``) and the question does not name it."""
-    title = _TITLE_NOTE.sub("", str(unit.get("title") or "")).strip("《》 ")
+    title = document_name(unit)
     start = len(text) - len(text.lstrip("《“\"「 "))
     title_n = norm(title)
     if len(title) < 2 or title_n in question_n or not norm(text[start:]).startswith(title_n):

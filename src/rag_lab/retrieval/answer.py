@@ -427,7 +427,7 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
         decider.verify(unit, "prose")
     if not any(u.get("kind") in PROSE_KINDS for u in kept + others):
         return None
-    from rag_lab.retrieval.prose_audit import audit_units, previous_sentence
+    from rag_lab.retrieval.prose_audit import audit_units, previous_sentence, units_about
 
     seen = ids | {u["evidence_id"] for u in others}
     audit = audit_units(question, decider.source, seen, lambda u: decider.verify(u, "prose_audit"))
@@ -437,7 +437,12 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
             decider.verify(before, "prose")
         return before
 
-    decision = decide_prose(question, kept, others, decider.as_of, audit or [], decider.paraphrases, previous)
+    def about(words: str) -> list[Unit]:  # the documents a piece a sentence does not say names
+        return units_about(words, decider.source, lambda u: decider.verify(u, "prose_about"))
+
+    decision = decide_prose(
+        question, kept, others, decider.as_of, audit or [], decider.paraphrases, previous, about
+    )
     if decision is None:
         return None
     decider.trace.add(

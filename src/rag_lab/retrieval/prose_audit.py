@@ -25,6 +25,8 @@ from rag_lab.retrieval.rank import rank
 from rag_lab.retrieval.sources import EvidenceSource
 
 AUDIT_POOL = 50
+#: how many units ``units_about`` looks at for a piece of the question
+ABOUT_POOL = 10
 
 
 def audit_units(
@@ -43,6 +45,23 @@ def audit_units(
         if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
             continue
         if passes(question, unit):  # support_check(question, unit).ok
+            verify(unit)
+            found.append(unit)
+    return found
+
+
+def units_about(words: str, source: EvidenceSource, verify: Callable[[Unit], None]) -> list[Unit]:
+    """The prose units of the lexical top ``ABOUT_POOL`` for ``words`` alone that the caller may
+    see, each verified: whether the corpus has a document about a piece of the question that a
+    passing sentence does not say (answering/prose.py, ``about``). Empty without an index."""
+    from rag_lab.answering.prose import PROSE_KINDS
+
+    if not isinstance(source, Store):
+        return []
+    found = []
+    for candidate in rank(words, source, ABOUT_POOL, named_keys_first=False)[0]:
+        unit = candidate["evidence"]
+        if unit.get("kind") in PROSE_KINDS and source.may_see(unit):
             verify(unit)
             found.append(unit)
     return found

@@ -83,7 +83,7 @@ def test_the_named_document_is_looked_up_when_retrieval_does_not_reach_it() -> N
     assert decide_prose(EXTENDED, [other], [], date(2026, 1, 1)).answer == other["text"]
     decision = decide_prose(EXTENDED, [other], [], date(2026, 1, 1), about=about)
     assert (decision.status, decision.reason) == ("refused", "insufficient_evidence")
-    assert asked == ["沧澜博雅"]  # only the piece the sentence was credited (学堂 it says)
+    assert asked == ["沧澜博雅学堂"]  # the phrase of the piece it was credited (沧澜博雅; 学堂 it says)
     assert "沧澜博雅学堂" in decision.message
     # a lookup that finds no document of that name changes nothing
     assert decide_prose(EXTENDED, [other], [], date(2026, 1, 1), about=lambda w: [other]).answer == other["text"]

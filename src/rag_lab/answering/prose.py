@@ -30,6 +30,7 @@ retrieved ones), all already verified against their files by the caller, and ret
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -133,7 +134,7 @@ def decide_prose(
     # a question naming a candidate document's title asks about that document's subject
     pool = [u for u, _c, _s in checked] + [u for u, _s in audited]
     credited = sorted({p for s in [s for _u, _c, s in checked] + [s for _u, s in audited] for p in _credited(s)})
-    pool += [u for piece in credited for u in about(piece)] if about is not None else []
+    pool += [u for words in _phrases(question, credited) for u in about(words)] if about is not None else []
     named = _named_titles(question, pool)
     checked = [(u, c, _about_named(s, u, named)) for u, c, s in checked]
     audited = [(u, _about_named(s, u, named)) for u, s in audited]
@@ -248,6 +249,17 @@ def _named_titles(question: str, units: list[Unit]) -> frozenset[str]:
     question_n = norm(question)
     titles = {norm(document_name(u)) for u in units}
     return frozenset(t for t in titles if len(t) >= 2 and t in question_n)
+
+
+#: what bounds the phrase of the question a credited piece stands in: 的 and any non-word character
+_PHRASE_CUT = re.compile(r"[的\W]+")
+
+
+def _phrases(question: str, pieces: list[str]) -> list[str]:
+    """The phrase of the question (between 的 and punctuation) around each piece, once each: the
+    name a piece is part of (栖霞半山 → 栖霞半山藏书楼), which the lookup then ranks by whole."""
+    runs = _PHRASE_CUT.split(norm(question))
+    return sorted({next((r for r in runs if p in r), p) for p in pieces})
 
 
 def _credited(support: Support) -> tuple[str, ...]:

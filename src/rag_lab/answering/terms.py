@@ -66,7 +66,7 @@ WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
 #: after 哪: an optional numeral and classifier (哪些, 哪个, 哪一种, 哪两条, 哪张)
 _WH_MEASURE = "[一两二三四五六七八九十几]*[些个种类位项部所家条座支只本张首件名届次场门]?"
 #: a head holds none of these (什么是X, 什么的药物, 哪些洲有过)
-_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有过而来去"
+_NOT_HEAD = "是的了为在于和与及或呢吗啊吧把被对从到有过而来去"
 _HEAD_CHAR = rf"[^\W\d_{_NOT_HEAD}]"
 #: the head: two characters, or up to three when the question's run ends there (哪两个运动员)
 WH_HEAD = re.compile(

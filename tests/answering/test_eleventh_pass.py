@@ -1,0 +1,38 @@
+"""The eleventh pass's rules (docs/prose.md, "Eleventh-pass rules"): each test fails when its rule is
+removed, and each rule has a look-alike case it must not accept."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_lab.answering.answer_types import AnswerType, answer_type
+from rag_lab.answering.prose import support_check
+
+
+def sentence(text: str, title: str) -> dict:
+    return {"text": text, "kind": "sentence", "title": title, "headings": [], "span": [0, len(text)],
+            "parent_span": [0, len(text)]}  # fmt: skip
+
+
+# -- 为什么 as 为 + 什么: the verb's complement and its object ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("这部小说已经被改编为什么及真人版电影？", AnswerType.NONE),  # a conjunction after it: another object
+        ("过敏的反应表现为什么？", AnswerType.NONE),  # it ends the question: 表现为 + 什么
+        ("这是为什么？", AnswerType.REASON),  # a copula before it asks why
+        ("这部小说为什么被改编为电影？", AnswerType.REASON),  # what it asks about follows it
+    ],
+)
+def test_wei_shenme_as_complement_and_object(question: str, kind: AnswerType) -> None:
+    assert answer_type(question)[0] == kind
+
+
+def test_what_it_was_adapted_into_is_answered() -> None:
+    title = "某小说"
+    question = "《某小说》已经被改编为什么及真人版电影？"
+    assert support_check(question, sentence("之后改编为漫画及真人版电影。", title)).ok
+    # the look-alike negative: the sentence names the film only, nothing stands where 什么 stands
+    assert not support_check(question, sentence("之后改编为真人版电影。", title)).ok

@@ -36,3 +36,23 @@ def test_what_it_was_adapted_into_is_answered() -> None:
     assert support_check(question, sentence("之后改编为漫画及真人版电影。", title)).ok
     # the look-alike negative: the sentence names the film only, nothing stands where 什么 stands
     assert not support_check(question, sentence("之后改编为真人版电影。", title)).ok
+
+
+# -- 以Y为Z says that Z is Y (align._taken_as) ----------------------------------------------------
+
+
+def test_what_a_thing_is_taken_as_answers_its_attribute() -> None:
+    title = "某公司"
+    text = "某公司是台湾一间以旅游和餐饮为主要业务的公司。"
+    assert support_check("某公司的主要业务是什么？", sentence(text, title)).ok
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "某公司以诚信为原则，旅游和餐饮后来成为主要业务。",  # 以…为 another Z; 为Z without its 以
+        "旅游和餐饮成为主要业务。",  # 为Z without 以 before it
+    ],
+)
+def test_no_taken_as_frame_for_the_attribute_asked(text: str) -> None:
+    assert not support_check("某公司的主要业务是什么？", sentence(text, "某公司")).ok

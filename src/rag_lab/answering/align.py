@@ -117,7 +117,31 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
         spans = _short_for(question, text, t, left[:-1])  # X是什么的简称 → Z，简称X
     if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
         spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
+    if not spans and not right and found.group() == "什么" and left.endswith("是"):
+        spans = _taken_as(question, text, t, left[:-1])  # X的Z是什么 → 以Y为Z
     return spans
+
+
+#: the frame 以Y为Z / 以Y作为Z (take Y as Z): it says that Z is Y
+TAKEN_AS = ("为", "作为")
+#: the shortest Z a 以…为Z frame is looked for with (a one-character Z such as 主 is part of too many words)
+TAKEN_AS_MIN = 2
+
+
+def _taken_as(question: str, text: str, t: str, subject: str) -> list[tuple[int, int, str]]:
+    """``X的Z是什么`` answered by ``以Y为Z`` (``以旅游…等休闲相关事业为主要业务`` for
+    ``宏都阿里山公司的主要业务是什么``): Z is what follows the subject's last 的 (the whole subject
+    without one), at least ``TAKEN_AS_MIN`` characters; the 以 stands in the clause of 为Z (a list's 、 may
+    stand between); the span is Y, between the 以 and 为Z."""
+    z = subject.rsplit("的", 1)[-1]
+    if len(z) < TAKEN_AS_MIN:
+        return []
+    for verb in TAKEN_AS:
+        at = t.find(verb + z)
+        clause = re.split(r"[，,；;：:。！？!?]", t[:at])[-1] if at > 0 else ""  # a list's 、 stays inside Y
+        if "以" in clause:
+            return _align(question, text, t, "以", verb + z)
+    return []
 
 
 #: words that announce what follows a colon (遵守以下限制：…, 规定如下：…): the answer stands after the colon

@@ -56,3 +56,23 @@ def test_what_a_thing_is_taken_as_answers_its_attribute() -> None:
 )
 def test_no_taken_as_frame_for_the_attribute_asked(text: str) -> None:
     assert not support_check("某公司的主要业务是什么？", sentence(text, "某公司")).ok
+
+
+# -- 何时 answered by an event before 后/之前 opening its clause (answer_types.TIME_CLAUSE_RE) -----------
+
+
+def test_when_is_answered_by_an_event_before_hou() -> None:
+    support = support_check("长宗我部家何时成为丰臣家的从属势力？", sentence("四国征伐后，长宗我部家随即成为丰臣家的从属势力。", "长宗我部信亲"))
+    assert support.ok and [v for _, _, v in support.values] == ["四国征伐后"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "此后，长宗我部家随即成为丰臣家的从属势力。",  # a deictic 此后 points back, it names no event
+        "长宗我部家后来成为丰臣家的从属势力。",  # no clause ends in 后/之前
+        "成为丰臣家的从属势力后，长宗我部家随即出兵。",  # the clause only repeats the question
+    ],
+)
+def test_no_event_time_without_an_event_of_its_own(text: str) -> None:
+    assert not support_check("长宗我部家何时成为丰臣家的从属势力？", sentence(text, "长宗我部信亲")).ok

@@ -455,7 +455,7 @@ def _time_clauses(word: str | None, text: str, question_pairs: set[str]) -> list
     return [v for v, core in inner if {g for g in bigrams(core) if len(g) == 2} - question_pairs]
 
 
-_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时)$")
+_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时|之后|以后|之前|以前|后|前)$")
 
 
 def _local(

@@ -76,3 +76,23 @@ def test_when_is_answered_by_an_event_before_hou() -> None:
 )
 def test_no_event_time_without_an_event_of_its_own(text: str) -> None:
     assert not support_check("长宗我部家何时成为丰臣家的从属势力？", sentence(text, "长宗我部信亲")).ok
+
+
+# -- a yes/no question is answered by the sentence that says it (support._YES_NO_RE) --------------------
+
+
+def test_a_yes_no_question_is_answered_by_the_sentence_saying_it() -> None:
+    assert support_check("丙烯颜料溶于汽油吗？", sentence("溶于汽油。", "丙烯颜料")).ok
+    assert support_check("丙烯颜料溶于汽油吗？", sentence("不溶于汽油。", "丙烯颜料")).ok  # it says no: still the answer
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("丙烯颜料溶于汽油吗？", "溶于水。"),  # says another thing
+        ("丙烯颜料溶于汽油吗？", "丙烯颜料的颜色鲜艳。"),  # says only the subject
+        ("丙烯颜料溶于汽油？", "溶于汽油。"),  # no 吗: not a yes/no question, nothing new is said
+    ],
+)
+def test_no_yes_no_answer_without_the_statement(question: str, text: str) -> None:
+    assert not support_check(question, sentence(text, "丙烯颜料")).ok

@@ -96,3 +96,28 @@ def test_a_yes_no_question_is_answered_by_the_sentence_saying_it() -> None:
 )
 def test_no_yes_no_answer_without_the_statement(question: str, text: str) -> None:
     assert not support_check(question, sentence(text, "丙烯颜料")).ok
+
+
+# -- how a name came about is how the thing got its name (terms.NAME_ORIGIN_RE) ----------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "因盾柱木的柱头形状貌如盾形，故而得名。",
+        "植物学家因其柱头形状貌如盾形，将它命名为盾柱木。",  # a naming cue says 得名
+    ],
+)
+def test_how_a_name_came_about_is_answered_by_how_it_was_named(text: str) -> None:
+    assert support_check("盾柱木的名字是怎样得来的？", sentence(text, "盾柱木")).ok
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "盾柱木的柱头形状貌如盾形。",  # says no naming
+        "盾柱木的名字很常见，来自各地的游客都认识它。",  # 名字 and 来, but not how it was named
+    ],
+)
+def test_no_name_origin_without_a_naming(text: str) -> None:
+    assert not support_check("盾柱木的名字是怎样得来的？", sentence(text, "盾柱木")).ok

@@ -63,6 +63,7 @@ SYNONYM_CUES: dict[str, tuple[str, ...]] = {
 #: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
 CUE_WORDS: dict[str, tuple[str, ...]] = {
     **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
+    "得名": ("命名", "取名", "故名", "名字来源", "名称来源", "名字来自", "名称来自"),
     "美誉": ("誉为", "美称", "之誉"), "出生地": ("出生于", "生于", "出生在"), "出生": ("生于",),
     **{w: NAMING_CUES for w in ("名字", "名称")},
     **SYNONYM_CUES,

@@ -121,3 +121,18 @@ def test_how_a_name_came_about_is_answered_by_how_it_was_named(text: str) -> Non
 )
 def test_no_name_origin_without_a_naming(text: str) -> None:
     assert not support_check("盾柱木的名字是怎样得来的？", sentence(text, "盾柱木")).ok
+
+
+# -- V的是什么: what the predicate is, said in the clause after the anchor (align.aligned_span, onward) ---
+
+
+def test_what_differs_is_said_in_the_next_clause() -> None:
+    question = "椭球坐标系与其他三维正交坐标系不同的是什么？"
+    text = "与大多数的三维正交坐标系的生成方法不同，椭球坐标系不是由二维坐标系旋转生成的。"
+    assert support_check(question, sentence(text, "椭球坐标系")).ok
+
+
+def test_x_shi_shenme_is_still_not_answered_by_the_next_clause() -> None:
+    # X是什么 (X a noun) is answered where the sentence's 是 stands, not in the clause after X
+    text = "椭球坐标系的旋转，后来被人们推广到三维空间。"
+    assert not support_check("椭球坐标系的旋转是什么？", sentence(text, "椭球坐标系")).ok

@@ -104,8 +104,9 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
     # the next clause may say it (被用来形容，以…) — not for a name or place (谁, 哪里: the value stands
-    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X)
-    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and not left.endswith("是")
+    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X); V的是什么 (不同的是什么:
+    # what differs is …) nominalises a predicate, whose value the next clause says (与…不同，椭球坐标系…)
+    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and (not left.endswith("是") or left.endswith("的是"))
     spans = _align(question, text, t, left, right, onward=onward)
     ends = (left, left.rstrip(_TRAILING), found.group())  # 又叫什么, 的别名是什么, 有什么美誉
     asked = next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")

@@ -136,3 +136,10 @@ def test_x_shi_shenme_is_still_not_answered_by_the_next_clause() -> None:
     # X是什么 (X a noun) is answered where the sentence's 是 stands, not in the clause after X
     text = "椭球坐标系的旋转，后来被人们推广到三维空间。"
     assert not support_check("椭球坐标系的旋转是什么？", sentence(text, "椭球坐标系")).ok
+
+
+def test_how_a_thing_is_done_is_taken_from_yi_y_fangshi_v() -> None:
+    question = "《某专辑》的表现方式是什么？"
+    assert support_check(question, sentence("专辑以弦乐四重奏乐团现场方式表现。", "某专辑")).ok
+    # no manner noun before the verb: nothing says how it is done
+    assert not support_check(question, sentence("专辑以弦乐四重奏乐团表现。", "某专辑")).ok

@@ -126,6 +126,8 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
 
 #: the frame 以Y为Z / 以Y作为Z (take Y as Z): it says that Z is Y
 TAKEN_AS = ("为", "作为")
+#: nouns of manner: X的V方式是什么 is answered by 以Y方式V (以弦乐四重奏乐团现场方式表现)
+MANNERS = ("方式", "方法", "形式", "手段")
 #: the shortest Z a 以…为Z frame is looked for with (a one-character Z such as 主 is part of too many words)
 TAKEN_AS_MIN = 2
 
@@ -138,11 +140,13 @@ def _taken_as(question: str, text: str, t: str, subject: str) -> list[tuple[int,
     z = subject.rsplit("的", 1)[-1]
     if len(z) < TAKEN_AS_MIN:
         return []
-    for verb in TAKEN_AS:
-        at = t.find(verb + z)
+    manner = next((m for m in MANNERS if z.endswith(m) and len(z) > len(m)), "")
+    frames = [verb + z for verb in TAKEN_AS] + ([manner + z[: -len(manner)]] if manner else [])
+    for frame in frames:  # 以Y为Z; for a manner (表现方式) also 以Y方式V: Y is how it is done
+        at = t.find(frame)
         clause = re.split(r"[，,；;：:。！？!?]", t[:at])[-1] if at > 0 else ""  # a list's 、 stays inside Y
         if "以" in clause:
-            return _align(question, text, t, "以", verb + z)
+            return _align(question, text, t, "以", frame)
     return []
 
 

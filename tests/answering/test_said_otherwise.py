@@ -95,7 +95,9 @@ def test_question_word_leftovers() -> None:
     assert answer_type("琴娜·杜普洛因什么而著名？")[0] == AnswerType.REASON  # 因什么 asks why
     assert content_terms("这个计划由谁来主持？") == ["计划", "主持"]  # 来 links the question word to its verb
     assert content_terms("威拍哇丽兰室路是以什么来命名的？") == ["威拍哇丽兰室路", "命名"]
-    assert "来" in content_terms("硬枝黄蝉的名称是怎么来的？")  # 来 is the verb here
+    assert "来" in content_terms("这种习俗是怎么来的？")  # 来 is the verb here
+    # … and how a name came about is how it was named (eleventh pass, terms.NAME_ORIGIN_RE)
+    assert content_terms("硬枝黄蝉的名称是怎么来的？") == ["硬枝黄蝉", "得名"]
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,7 @@ SYNONYM_CUES: dict[str, tuple[str, ...]] = {
 #: cue counts as saying the word (support.py) and anchors the aligned span like an alias verb
 CUE_WORDS: dict[str, tuple[str, ...]] = {
     **{w: ALIAS_CUES for w in ALIAS_ASKED}, "英文名": ("英文", "英语"), "英文名称": ("英文", "英语"),
+    "得名": ("命名", "取名", "故名", "名字来源", "名称来源", "名字来自", "名称来自"),
     "美誉": ("誉为", "美称", "之誉"), "出生地": ("出生于", "生于", "出生在"), "出生": ("生于",),
     **{w: NAMING_CUES for w in ("名字", "名称")},
     **SYNONYM_CUES,
@@ -103,8 +104,9 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
     left = CLAUSE_RE.split(q[: found.start()])[-1]
     right = CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING)
     # the next clause may say it (被用来形容，以…) — not for a name or place (谁, 哪里: the value stands
-    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X)
-    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and not left.endswith("是")
+    # at the anchor) nor for X是什么, which the sentence answers where its 是 stands (Z是X); V的是什么 (不同的是什么:
+    # what differs is …) nominalises a predicate, whose value the next clause says (与…不同，椭球坐标系…)
+    onward = found.group() not in (*NAME_WORDS, *PLACE_WORDS) and (not left.endswith("是") or left.endswith("的是"))
     spans = _align(question, text, t, left, right, onward=onward)
     ends = (left, left.rstrip(_TRAILING), found.group())  # 又叫什么, 的别名是什么, 有什么美誉
     asked = next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")
@@ -117,7 +119,35 @@ def aligned_span(question: str, text: str) -> list[tuple[int, int, str]]:
         spans = _short_for(question, text, t, left[:-1])  # X是什么的简称 → Z，简称X
     if not spans and not right and found.group() == "什么" and left.endswith("是") and len(left) > 2:
         spans = _align(question, text, t, "", "是" + left[:-1], inverted=True)  # Z是X for X是什么
+    if not spans and not right and found.group() == "什么" and left.endswith("是"):
+        spans = _taken_as(question, text, t, left[:-1])  # X的Z是什么 → 以Y为Z
     return spans
+
+
+#: the frame 以Y为Z / 以Y作为Z (take Y as Z): it says that Z is Y
+TAKEN_AS = ("为", "作为")
+#: nouns of manner: X的V方式是什么 is answered by 以Y方式V (以弦乐四重奏乐团现场方式表现)
+MANNERS = ("方式", "方法", "形式", "手段")
+#: the shortest Z a 以…为Z frame is looked for with (a one-character Z such as 主 is part of too many words)
+TAKEN_AS_MIN = 2
+
+
+def _taken_as(question: str, text: str, t: str, subject: str) -> list[tuple[int, int, str]]:
+    """``X的Z是什么`` answered by ``以Y为Z`` (``以旅游…等休闲相关事业为主要业务`` for
+    ``宏都阿里山公司的主要业务是什么``): Z is what follows the subject's last 的 (the whole subject
+    without one), at least ``TAKEN_AS_MIN`` characters; the 以 stands in the clause of 为Z (a list's 、 may
+    stand between); the span is Y, between the 以 and 为Z."""
+    z = subject.rsplit("的", 1)[-1]
+    if len(z) < TAKEN_AS_MIN:
+        return []
+    manner = next((m for m in MANNERS if z.endswith(m) and len(z) > len(m)), "")
+    frames = [verb + z for verb in TAKEN_AS] + ([manner + z[: -len(manner)]] if manner else [])
+    for frame in frames:  # 以Y为Z; for a manner (表现方式) also 以Y方式V: Y is how it is done
+        at = t.find(frame)
+        clause = re.split(r"[，,；;：:。！？!?]", t[:at])[-1] if at > 0 else ""  # a list's 、 stays inside Y
+        if "以" in clause:
+            return _align(question, text, t, "以", frame)
+    return []
 
 
 #: words that announce what follows a colon (遵守以下限制：…, 规定如下：…): the answer stands after the colon

@@ -247,6 +247,22 @@ _VERB_WEI = "称名誉聘改作成列视选封任评定译叫之"
 _CLASSIFIERS = "个种类位项部条支只本张首件名届次场门集期"
 
 
+#: what may stand right after 为什么 when 为 is a verb's complement and 什么 its object (改编为什么及…,
+#: 表现为什么？): the end of the clause or a conjunction joining another object
+_AFTER_OBJECT = "及和与或、，,。？?！!；;"
+#: … and what stands before 为什么 when it asks why (这是为什么, 却为什么): a copula, pronoun or adverb
+_BEFORE_WHY = "是这那就却又还都也便你我他她它们"
+
+
+def _object_wei(q: str, start: int, end: int) -> bool:
+    """Is 为什么 at ``q[start:end]`` the complement 为 of the verb before it and the object 什么
+    (``改编为什么及真人版电影``, ``表现为什么？``)? So when 为什么 ends its clause or a conjunction follows
+    it, and a word character other than a copula, pronoun or adverb (``_BEFORE_WHY``) stands before it:
+    a 为什么 asking why is followed by what it asks about (``为什么被称为…``)."""
+    before, after = q[start - 1 : start], q[end : end + 1]
+    return bool(before) and before.isalnum() and before not in _BEFORE_WHY and (not after or after in _AFTER_OBJECT)
+
+
 def _asks(word: str, q: str) -> bool:
     """Does ``q`` hold ``word`` as that question word: 为什么 not right after a verb taking 为,
     几 not in 哪几 (which ones), 在哪 not before a classifier?"""
@@ -254,6 +270,8 @@ def _asks(word: str, q: str) -> bool:
         before, after = q[found.start() - 1 : found.start()], q[found.end() : found.end() + 1]
         if word.startswith("为什么") and before and before in _VERB_WEI:
             continue
+        if word == "为什么" and _object_wei(q, found.start(), found.end()):
+            continue  # 被改编为什么及真人版电影, 反应表现为什么: 为 + 什么, what it became
         if word == "几" and before == "哪":
             continue
         if word == "在哪" and after and after in _CLASSIFIERS:
@@ -306,6 +324,8 @@ _NO_STOP = r"[^，。；！？,;!?：:\s]"
 TIME_CLAUSE_RE = re.compile(
     rf"(?:在|当){_NO_STOP}{{2,20}}?(?:的时候|之时|时)(?!间|期|代|刻|常|而|候)"
     rf"|(?<![^，,；;：:\s]){_NO_STOP}{{2,15}}?(?:的时候|之时)"
+    # an event before 后/之后/以后/前/之前/以前 opening its clause (四国征伐后，…): the time is relative to it
+    rf"|(?<![^，,；;：:\s])(?![此其随这那不稍事])[^，。；！？,;!?：:\s\d]{{2,15}}?(?:之后|以后|之前|以前|后|前)(?=[，,])"
 )
 
 

@@ -332,10 +332,18 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
         spans = [v for _, _, v in values]
     ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
+    if not ok_ and not slot and _YES_NO_RE.search(question_n) and rest <= own_grams:
+        # a yes/no question (丙烯颜料溶于汽油吗) is answered by the sentence that says it (溶于汽油): every
+        # bigram beyond the context said by the sentence itself, nothing new needed
+        ok_ = all(term_grams(p) <= own_grams for p in pieces) and bool(pieces)
     restated = not ok_ and slot and not announced and novel >= RESTATED_NOVEL
     if restated and _restates(pieces + _restated_frame(named, pieces, own_grams), rest, own_grams):
         return result(True, None, restated=True)
     return result(ok_, None if ok_ else "answer_type")
+
+
+#: a yes/no question: it ends with 吗 (no other question word: those set ``slot``)
+_YES_NO_RE = re.compile(r"吗\W*$")
 
 
 def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
@@ -475,7 +483,7 @@ def _time_clauses(word: str | None, text: str, question_pairs: set[str]) -> list
     return [v for v, core in inner if {g for g in bigrams(core) if len(g) == 2} - question_pairs]
 
 
-_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时)$")
+_TIME_FRAME = re.compile(r"^(?:在|当)|(?:的时候|之时|时|之后|以后|之前|以前|后|前)$")
 
 
 def _local(

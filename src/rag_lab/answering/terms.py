@@ -66,7 +66,7 @@ WH_DETERMINERS = ("什么样的", "什么样", "什么", "何种", "哪")
 #: after 哪: an optional numeral and classifier (哪些, 哪个, 哪一种, 哪两条, 哪张)
 _WH_MEASURE = "[一两二三四五六七八九十几]*[些个种类位项部所家条座支只本张首件名届次场门]?"
 #: a head holds none of these (什么是X, 什么的药物, 哪些洲有过)
-_NOT_HEAD = "是的了为在于和与呢吗啊吧把被对从到有过而来去"
+_NOT_HEAD = "是的了为在于和与及或呢吗啊吧把被对从到有过而来去"
 _HEAD_CHAR = rf"[^\W\d_{_NOT_HEAD}]"
 #: the head: two characters, or up to three when the question's run ends there (哪两个运动员)
 WH_HEAD = re.compile(
@@ -105,6 +105,9 @@ def answer_heads(question: str) -> list[str]:
 #: a light verb (进行/加以/予以/做出/作出) before its object only carries it (做出了什么判决 asks what was
 #: judged, 进行人工栽培 is 人工栽培): the object says the action (进行曲 is a word)
 PRO_VERB_RE = re.compile(r"(?<=如何|怎么|怎样)[做干]|[做干](?=了?什么)|(?:进行|加以|予以|[做作]出)(?=了?\w)(?!曲|了?[多几吗呢])")
+#: how a name came about (X的名字是怎样得来的, X的名称是怎么来的) is how X got its name: the sentence says 得名
+#: (因…，故而得名) or a naming cue (align.CUE_WORDS), not 名字 and 来
+NAME_ORIGIN_RE = re.compile(r"(?:名字|名称)(?:是|又是)?(怎么|怎样|如何)得?来的?")
 #: 来 between a question word and its verb (由谁来主持, 以什么来命名) only links them
 COME_RE = re.compile(r"(?:(?<=谁)|(?<=什么)|(?<=怎么)|(?<=如何)|(?<=怎样))来(?=\w)(?![的了吗呢])")
 
@@ -116,7 +119,8 @@ def content_terms(question: str) -> list[str]:
     the pro-verbs 做/干 next to a question word (``PRO_VERB_RE``), 因 before 为什么/什么
     (``BECAUSE_WH_RE``); single characters count too
     (死 in 刘七是怎么死的)."""
-    asked = BECAUSE_WH_RE.sub(" ", COME_RE.sub(" ", PRO_VERB_RE.sub(" ", drop_counter(norm(question)))))
+    asked = NAME_ORIGIN_RE.sub(r"\1得名", drop_counter(norm(question)))
+    asked = BECAUSE_WH_RE.sub(" ", COME_RE.sub(" ", PRO_VERB_RE.sub(" ", asked)))
     stripped = _drop_stop_words(WH_HEAD.sub(" ", WH_TYPE_RE.sub(" ", asked)))
     terms: list[str] = []
     for run in RUN_RE.findall(stripped):

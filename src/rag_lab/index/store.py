@@ -8,10 +8,10 @@ seeing the version it opened, whole, until it is closed.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, Weigh
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.warned import decoded, joined_text
 from rag_lab.records import FULLWIDTH_COLON, Unit
+
+_LINE = operator.itemgetter(0)
 
 _SELECT_UNIT = (
     "SELECT u.id, u.eid, f.path, f.sha256, u.span_start, u.span_end, u.line, u.text, s.name, n.name, "
@@ -512,11 +514,13 @@ class Index:
             "WHERE f.acl = '!' OR f.{labels} ORDER BY f.path"
         )
         messages = self._warning_messages() if rows else {}
+        # by line, ties in the parser's order (schema 7's ORDER BY path, line over its rows)
         warnings = [
             {"path": p, "line": ln, "severity": "warning", "message": m}
             for p, n, lines, codes in rows
-            # by line, ties in the parser's order (schema 7's ORDER BY path, line over its rows)
-            for ln, m in sorted(decoded(n, lines, codes, messages), key=itemgetter(0))
+            for ln, m in (
+                decoded(n, lines, codes, messages) if n == 1 else sorted(decoded(n, lines, codes, messages), key=_LINE)
+            )
         ]
         return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + warnings
 

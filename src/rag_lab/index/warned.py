@@ -19,10 +19,10 @@ rule the reader applies).
 
 from __future__ import annotations
 
+import functools
+import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-import numpy as np
 
 from rag_lab.data import WARNED_LINE_CHARS
 from rag_lab.data.documents import headless_field_warning
@@ -30,7 +30,7 @@ from rag_lab.data.documents import headless_field_warning
 HEADLESS = 0
 """Message code of ``headless_field_warning(line)``."""
 
-_WIDTHS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+_CODES = {1: "B", 2: "H", 4: "I"}  # struct codes of the widths
 
 
 def message_code(line: int, message: str, codes: dict[str, int]) -> tuple[int, bool]:
@@ -48,19 +48,26 @@ def pack(values: Sequence[int]) -> bytes:
     """``values`` (non-negative, < 2**32) as little-endian integers of the narrowest width that fits."""
     top = max(values, default=0)
     width = 1 if top < 1 << 8 else 2 if top < 1 << 16 else 4
-    return np.asarray(values, dtype=_WIDTHS[width]).astype(f"<u{width}", copy=False).tobytes()
+    return struct.pack(f"<{len(values)}{_CODES[width]}", *values)
 
 
-def unpack(blob: bytes, n: int) -> list[int]:
+def unpack(blob: bytes, n: int) -> tuple[int, ...]:
     """The ``n`` integers :func:`pack` wrote into ``blob``."""
-    if n == 0:
-        return []
-    width = len(blob) // n
-    return [int(v) for v in np.frombuffer(blob, dtype=f"<u{width}")]
+    if n == 1:  # most files warn once
+        return (int.from_bytes(blob, "little"),)
+    return _layout(n, len(blob)).unpack(blob) if n else ()
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(n: int, size: int) -> struct.Struct:
+    return struct.Struct(f"<{n}{_CODES[size // n]}")
 
 
 def decoded(n: int, lines: bytes, codes: bytes, messages: dict[int, str]) -> list[tuple[int, str]]:
     """A ``file_warnings`` row's (line, message) pairs in stored order; ``messages``: id → text."""
+    if n == 1:
+        line, code = int.from_bytes(lines, "little"), int.from_bytes(codes, "little")
+        return [(line, headless_field_warning(line) if code == HEADLESS else messages[code])]
     return [
         (line, headless_field_warning(line) if code == HEADLESS else messages[code])
         for line, code in zip(unpack(lines, n), unpack(codes, n), strict=True)

@@ -35,7 +35,7 @@ from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_byt
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root
-from rag_lab.data.documents import warned_name
+from rag_lab.data.documents import headless_field_warning, warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
@@ -44,7 +44,7 @@ from rag_lab.index.rows import batch_terms, compact_text, fast_rows
 from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
-from rag_lab.index.warned import derived_texts, message_code, pack
+from rag_lab.index.warned import HEADLESS, derived_texts, message_code, pack
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, FULLWIDTH_COLON, Unit
@@ -247,27 +247,30 @@ def _write_warnings(db: sqlite3.Connection, batch: Batch, first_file: int, messa
     per_file: dict[str, tuple[list[int], list[int]]] = {}
     new: list[tuple[int, str]] = []
     for path, line, message in batch.warnings:
-        code, first = message_code(line, message, messages)
-        if first:
-            new.append((code, message))
-        lines, codes = per_file.setdefault(path, ([], []))
-        lines.append(line)
-        codes.append(code)
+        if message == headless_field_warning(line):  # warned.message_code, inline
+            code = HEADLESS
+        else:
+            code, first = message_code(line, message, messages)
+            if first:
+                new.append((code, message))
+        found = per_file.get(path)
+        if found is None:
+            per_file[path] = ([line], [code])
+        else:
+            found[0].append(line)
+            found[1].append(code)
     if new:
         db.executemany("INSERT INTO warning_messages VALUES (?, ?)", new)
     db.executemany(
         "INSERT INTO file_warnings VALUES (?, ?, ?, ?)",
         [(ids[path], len(lines), pack(lines), pack(codes)) for path, (lines, codes) in per_file.items()],
     )
-    db.executemany(
-        "INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)",
-        [
-            (name, ids[p], line, None if derived else compact_text(text), subject_line)
-            for (p, line, text, name, subject_line), derived in zip(
-                batch.warning_lines, batch.warning_derived, strict=True
-            )
-        ],
-    )
+    lines_rows = [
+        (name, ids[p], line, None if derived else compact_text(text), subject_line)
+        for (p, line, text, name, subject_line), derived in zip(batch.warning_lines, batch.warning_derived, strict=True)
+    ]
+    lines_rows.sort(key=_KEY)  # in key order: each page of the table is filled once
+    db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", lines_rows)
 
 
 def _write(
@@ -899,6 +902,7 @@ def _joined(pieces: list[_Piece]) -> _Piece:
 
 
 _FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
+_KEY = operator.itemgetter(0, 1, 2)
 
 
 def _picked(rows: list[Any], where: list[int]) -> list[Any]:

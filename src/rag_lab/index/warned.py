@@ -46,7 +46,11 @@ def message_code(line: int, message: str, codes: dict[str, int]) -> tuple[int, b
 
 def pack(values: Sequence[int]) -> bytes:
     """``values`` (non-negative, < 2**32) as little-endian integers of the narrowest width that fits."""
-    top = max(values, default=0)
+    try:
+        return bytes(values)  # each < 256: one byte each (most files, most lines)
+    except ValueError:
+        pass
+    top = max(values)
     width = 1 if top < 1 << 8 else 2 if top < 1 << 16 else 4
     return struct.pack(f"<{len(values)}{_CODES[width]}", *values)
 

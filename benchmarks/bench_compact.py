@@ -133,13 +133,23 @@ with Index(sys.argv[1], Principal("bench", groups)) as index:
         for i in sorted(found):
             units.update(json.dumps(found[i], ensure_ascii=False, sort_keys=True).encode())
     files = hashlib.sha256(repr(sorted(index.snapshot().items())).encode())
-print(json.dumps({"units": units.hexdigest()[:16], "snapshot": files.hexdigest()[:16]}))
+    warnings = hashlib.sha256(json.dumps(index.file_problems(), ensure_ascii=False).encode())
+    import sqlite3
+    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    names = sorted(n for (n,) in db.execute("SELECT DISTINCT name FROM warning_lines"))
+    subjects = [n for (n,) in db.execute("SELECT name FROM strings")] if names else []
+    db.close()
+    lines = sorted({w for i in range(0, len(names), 500) for w in index.warned_lines_naming(names[i : i + 500], subjects, 10**9)})
+    noted = hashlib.sha256(repr(lines).encode())
+print(json.dumps({"units": units.hexdigest()[:16], "snapshot": files.hexdigest()[:16],
+                  "warnings": warnings.hexdigest()[:16], "warned_lines": f"{noted.hexdigest()[:16]} ({len(lines)})"}))
 """
 
 
 def decoded_digests(index: Path, src: Path | None) -> dict[str, str]:
     """SHA-256 of every unit as the code that built ``index`` reads it back (``Index.units_by_ids``,
-    all ACL labels) and of its snapshot: comparable across schema versions, where the table
+    all ACL labels), of its snapshot, of its warnings (``file_problems``) and of the warned lines
+    notes may cite (``warned_lines_naming`` of every warned name and every subject): comparable across schema versions, where the table
     digests are not (a format change alters the stored bytes, never the units)."""
     import sqlite3
 
@@ -286,7 +296,7 @@ def main() -> None:
                 f"rest p50 {median_of(qs, 'rest_p50_ms'):.2f} / p95 {median_of(qs, 'rest_p95_ms'):.2f} ms"
             )
     decoded = {json.dumps(r["decoded"], sort_keys=True) for rows in report["runs"].values() for r in rows}
-    print("units and snapshot, as each code reads them back, identical across codes and runs:", len(decoded) == 1)
+    print("units, snapshot and warnings, as each code reads them back, identical across codes and runs:", len(decoded) == 1)
     digests = {json.dumps(r["tables"], sort_keys=True) for rows in report["runs"].values() for r in rows}
     print("index tables identical across codes and runs:", len(digests) == 1)
     if len(digests) != 1:

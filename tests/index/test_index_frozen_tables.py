@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from rag_lab.index import build, build_index, default_index_path
 from rag_lab.index.rows import compact_text
 from rag_lab.index.schema import FILE_KINDS
 from rag_lab.index.store import stored_text
+from rag_lab.index.warned import decoded, joined_text
 
 MakeCorpus = Callable[..., Path]
 FIELDS = ["开放时间", "地点", "联系电话", "容量", "噪音规定", "借阅规则", "CPU型号", "Ｗｉｆｉ"]
@@ -73,22 +75,24 @@ def table_digests(path: Path) -> dict[str, str]:
 
 
 EXPECTED = {  # main at 6a08bb1 (schema 5), before the fast path; meta, units and extras renewed for schema 6,
-    # meta, units and files for schema 7 (decoded, they are schema 6's: test below)
+    # meta, units and files for schema 7 (decoded, they are schema 6's: test below), meta and the
+    # warnings for schema 8 (decoded, they are schema 7's: test below)
     "acl_stats": "53dd8fffe336cd21",
     "field_vectors": "4f53cda18c2baa0c",
-    "file_warnings": "03aa7fe22de71abe",
+    "file_warnings": "5f2589a5b7702960",
     "files": "2406933cc32ee691",
     "folded_names": "167ce886ce185c86",
     "images": "4f53cda18c2baa0c",
     "extras": "161b9978bbd15c16",
-    "meta": "61818995c4c9e80a",
+    "meta": "e10a83e0e1e32ab7",
     "names": "176b5531203a2a96",
     "postings": "14f70a1df3532151",
     "strings": "86fcbe64f2acad86",
     "unit_lengths": "bdb11868c76e2583",
     "units": "dd422e5151659046",
     "vectors": "4f53cda18c2baa0c",
-    "warning_lines": "8562241b08af74b1",
+    "warning_lines": "bc0b9c53480721f1",
+    "warning_messages": "7230516c3cce8d9c",
 }
 
 
@@ -103,6 +107,8 @@ def test_the_index_tables_are_the_ones_main_wrote(
     assert table_digests(default_index_path(root)) == EXPECTED
 
 
+SCHEMA_7_FILE_WARNINGS = "03aa7fe22de71abe"  # main's file_warnings at schema 7 (393c103): a row per warning
+SCHEMA_7_WARNING_LINES = "8562241b08af74b1"  # and its warning_lines, path and text in each row
 SCHEMA_6_UNITS = "645400a95c538a76"  # main's units table at schema 6 (6cd7fe8): whole texts, every span end
 SCHEMA_6_FILES = "04125231ea2ad9af"  # and its files table, kinds by name
 SCHEMA_5_UNITS = "e2b6f9f28516a4ea"  # main's units table at schema 5, each unit's extras inline
@@ -168,3 +174,42 @@ def test_units_with_their_extras_joined_are_the_rows_of_schema_5(make_corpus: Ma
         db.close()
     assert hashlib.sha256(repr(rows).encode()).hexdigest()[:16] == SCHEMA_5_UNITS
     assert distinct[0] == distinct[1]  # each extra once
+
+
+def schema_7_warnings(db: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The rows of ``file_warnings`` (path, line, message) and ``warning_lines`` (path, line,
+    text, name, subject_line) as schema 7 stored them, by path and line (ties in the parser's
+    order): schema 8 packs a file's warnings in one row, codes the 主题 message and stores every
+    other message once, and leaves out a warned line's text when its units give it."""
+    paths = dict(db.execute("SELECT id, path FROM files"))
+    messages = dict(db.execute("SELECT id, message FROM warning_messages"))
+    warnings = [
+        (paths[file], line, message)
+        for file, n, lines, codes in db.execute("SELECT file, n, lines, codes FROM file_warnings ORDER BY file")
+        for line, message in decoded(n, lines, codes, messages)
+    ]
+    warned = []
+    for name, file, line, text, subject_line in db.execute(
+        "SELECT name, file, line, text, subject_line FROM warning_lines"
+    ).fetchall():
+        if text is None:
+            units = db.execute("SELECT text FROM units WHERE file = ? AND line = ? ORDER BY span_start", (file, line))
+            text = joined_text(stored_text(t) for (t,) in units)
+        warned.append((paths[file], line, stored_text(text), name, subject_line))
+    by_place = itemgetter(0, 1)
+    return sorted(warnings, key=by_place), sorted(warned, key=by_place)
+
+
+def test_warnings_decoded_are_the_rows_of_schema_7(make_corpus: MakeCorpus) -> None:
+    """Schema 8 only packs the warnings: decoded back, both tables are schema 7's, byte for byte."""
+    root = frozen_corpus(make_corpus)
+    build_index(root)
+    db = sqlite3.connect(default_index_path(root))
+    try:
+        warnings, warned = schema_7_warnings(db)
+        coded = db.execute("SELECT count(*) FROM warning_messages").fetchone()[0]
+    finally:
+        db.close()
+    assert warnings and warned and 0 < coded < len(warnings)
+    assert hashlib.sha256(repr(warnings).encode()).hexdigest()[:16] == SCHEMA_7_FILE_WARNINGS
+    assert hashlib.sha256(repr(warned).encode()).hexdigest()[:16] == SCHEMA_7_WARNING_LINES

@@ -35,7 +35,7 @@ from rag_lab.data import FileRecord, Progress, labelled, parsed_record, read_byt
 from rag_lab.data.access import PUBLIC, AccessRules
 from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root
-from rag_lab.data.documents import warned_name
+from rag_lab.data.documents import headless_field_warning, warned_name
 from rag_lab.data.names import fold
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
@@ -44,6 +44,7 @@ from rag_lab.index.rows import batch_terms, compact_text, fast_rows
 from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
+from rag_lab.index.warned import HEADLESS, derived_texts, message_code, pack
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 from rag_lab.records import DEFAULT_RESERVED_FIELDS, FULLWIDTH_COLON, Unit
@@ -239,6 +240,39 @@ def with_progress(batches: Iterator[Batch], progress: Progress | None, total: in
             progress(done, total)
 
 
+def _write_warnings(db: sqlite3.Connection, batch: Batch, first_file: int, messages: dict[str, int]) -> None:
+    """``batch``'s warnings and warned lines as schema 8 stores them (schema.py, index/warned.py);
+    ``first_file``: the id of ``batch.files[0]``; ``messages``: the ids given so far, added to."""
+    ids = {row[0]: number for number, row in enumerate(batch.files, first_file)}
+    per_file: dict[str, tuple[list[int], list[int]]] = {}
+    new: list[tuple[int, str]] = []
+    for path, line, message in batch.warnings:
+        if message == headless_field_warning(line):  # warned.message_code, inline
+            code = HEADLESS
+        else:
+            code, first = message_code(line, message, messages)
+            if first:
+                new.append((code, message))
+        found = per_file.get(path)
+        if found is None:
+            per_file[path] = ([line], [code])
+        else:
+            found[0].append(line)
+            found[1].append(code)
+    if new:
+        db.executemany("INSERT INTO warning_messages VALUES (?, ?)", new)
+    db.executemany(
+        "INSERT INTO file_warnings VALUES (?, ?, ?, ?)",
+        [(ids[path], len(lines), pack(lines), pack(codes)) for path, (lines, codes) in per_file.items()],
+    )
+    lines_rows = [
+        (name, ids[p], line, None if derived else compact_text(text), subject_line)
+        for (p, line, text, name, subject_line), derived in zip(batch.warning_lines, batch.warning_derived, strict=True)
+    ]
+    lines_rows.sort(key=_KEY)  # in key order: each page of the table is filled once
+    db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", lines_rows)
+
+
 def _write(
     tmp: Path,
     batches: Iterable[Batch],
@@ -263,14 +297,15 @@ def _write(
         db.executescript(DDL)
         db.execute("BEGIN")
         acls: set[str] = set()
+        messages: dict[str, int] = {}  # warning_messages: message → id
         for batch in batches:  # in sorted path order: file ids 1.. as extract_batches numbered them
             db.executemany(
                 "INSERT INTO files (path, kind, size, sha256, mtime_ns, ctime_ns, inode, error, acl) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 _coded_kinds(batch.files),
             )
-            db.executemany("INSERT INTO file_warnings VALUES (?, ?, ?)", batch.warnings)
-            db.executemany("INSERT INTO warning_lines VALUES (?, ?, ?, ?, ?)", batch.warning_lines)
+            if batch.warnings:
+                _write_warnings(db, batch, summary.files + 1, messages)
             summary.files += len(batch.files)
             summary.errors.extend(batch.errors)
             summary.warnings += len(batch.warnings)
@@ -382,6 +417,8 @@ class Batch:
     errors: list[dict[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
     warning_lines: list[tuple[str, int, str, str, bool]] = field(default_factory=list)  # see schema.py
+    #: per warning_lines entry: its text is its units' texts joined (index/warned.py; stored NULL)
+    warning_derived: list[bool] = field(default_factory=list)
     units: list[tuple[Any, ...]] = field(default_factory=list)
     images: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
     names: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -442,10 +479,12 @@ def extract_batch(
             batch.warnings.append((rec.path, line, message))
         if problem is not None:
             batch.warnings.append((rec.path, 0, f"access: {problem}"))
+        listed = len(batch.warning_lines)
         for line, _message, text in warned:  # _add_record's warning_lines
             about = warned_name(text)
             if about is not None:
                 batch.warning_lines.append((rec.path, line, text, *about))
+        _derive(batch, listed, rows)
         for row in rows if named else ():  # field lines name a subject and a field; sentences neither
             key = (row[6], "subject", acl)
             names[key] = names.get(key, 0) + 1
@@ -485,10 +524,12 @@ def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) ->
     if rec.error is not None:
         batch.errors.append({"path": rec.path, "error": rec.error})
     batch.warnings.extend((rec.path, line, msg) for line, msg in rec.warnings)
+    listed = len(batch.warning_lines)
     for line_number, text in sorted(rec.warning_lines.items()):
         about = warned_name(text)
         if about is not None:
             batch.warning_lines.append((rec.path, line_number, text, *about))
+    first = len(batch.units)
     pending, rec.units = rec.units[::-1], []  # popped in order: each unit dict is freed once it is a row
     extras: dict[str, str | bytes] = {}  # this file's extra JSONs (_unit_row)
     while pending:
@@ -502,6 +543,18 @@ def _add_record(batch: Batch, texts: list[str], rec: FileRecord, number: int) ->
             if unit[kind] is not None:
                 key = (unit[kind], kind, acl)
                 names[key] = names.get(key, 0) + 1
+    _derive(batch, listed, batch.units[first:] if len(batch.warning_lines) > listed else ())
+
+
+def _derive(batch: Batch, listed: int, rows: Sequence[tuple[Any, ...]]) -> None:
+    """``batch.warning_derived`` for the entries ``batch.warning_lines[listed:]`` (one file's),
+    ``rows``: that file's unit rows: whether each text is its units' texts joined (index/warned.py)."""
+    entries = batch.warning_lines[listed:]
+    if not entries:
+        return
+    wanted = {line: text for _path, line, text, *_about in entries}
+    derived = derived_texts(rows, wanted)
+    batch.warning_derived.extend(line in derived and wanted[line] == text for _path, line, text, *_about in entries)
 
 
 def _terms_in_slices(texts: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -849,6 +902,7 @@ def _joined(pieces: list[_Piece]) -> _Piece:
 
 
 _FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
+_KEY = operator.itemgetter(0, 1, 2)
 
 
 def _picked(rows: list[Any], where: list[int]) -> list[Any]:

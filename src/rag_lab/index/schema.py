@@ -18,11 +18,17 @@ Version 7 cuts fixed bytes per row: a unit whose text is ``field：value`` (ever
 stores only its value (``value_at`` NULL: the text is the field's name, a full-width colon and
 the stored value), a span that ends where the unit's text ends stores no end (``span_end``
 NULL), and a file's kind is its position in :data:`FILE_KINDS` instead of its name.
+
+Version 8 stores warnings compactly (index/warned.py): one ``file_warnings`` row per file with
+its line numbers and message codes packed (code 0: the ``主题`` warning made from the line
+number, else an id into ``warning_messages``, each distinct message once), and a warned line's
+text only when it is not the text of its units joined; ``warning_lines`` refers to its file by
+id and is keyed by the name (no separate index).
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 FILE_KINDS = ("document", "image", "access", "aliases")
 """The kinds of corpus file (data/corpus.py); ``files.kind`` is a position in this tuple."""
@@ -34,11 +40,18 @@ CREATE TABLE files (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind INTEGER NOT NULL, size INTEGER, sha256 BLOB,
     mtime_ns INTEGER, ctime_ns INTEGER, inode INTEGER, error TEXT, acl TEXT NOT NULL
 );
-CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
--- the text of each warned line and the field name it probably meant, or (subject_line = 1)
--- the subject a broken 主题 line meant to name: notes on refusals (retrieval/notes.py)
-CREATE TABLE warning_lines (path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, name TEXT NOT NULL,
-                            subject_line INTEGER NOT NULL);
+-- per file with warnings (index/warned.py): n warnings in parser order, their line numbers and
+-- message codes as little-endian unsigned integers of width len(blob) / n; code 0: the 主题
+-- warning made from the line number (documents.headless_field_warning), else an id in warning_messages
+CREATE TABLE file_warnings (file INTEGER PRIMARY KEY, n INTEGER NOT NULL, lines BLOB NOT NULL, codes BLOB NOT NULL);
+-- each distinct other message once, id 1.. in the order first met (path order)
+CREATE TABLE warning_messages (id INTEGER PRIMARY KEY, message TEXT NOT NULL);
+-- the text of each warned line (NULL: the texts of the file's units of that line joined in
+-- span order, cut at WARNED_LINE_CHARS; else TEXT or a UTF-16-LE BLOB) and the field name it
+-- probably meant, or (subject_line = 1) the subject a broken 主题 line meant to name: notes on
+-- refusals (retrieval/notes.py); keyed by the name, which is how it is looked up
+CREATE TABLE warning_lines (name TEXT NOT NULL, file INTEGER NOT NULL, line INTEGER NOT NULL, text,
+                            subject_line INTEGER NOT NULL, PRIMARY KEY (name, file, line)) WITHOUT ROWID;
 -- subject and field names, id 1.. in code-point order
 CREATE TABLE strings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 -- id 1.. in evidence_id order: ties by id == ties by evidence_id, and a unit is found by its
@@ -87,7 +100,6 @@ INDEXES = """
 CREATE INDEX units_key ON units (subject, field) WHERE subject IS NOT NULL;  -- the same-key map (its prefix: fields of a subject)
 CREATE INDEX units_field ON units (field, subject) WHERE field IS NOT NULL;  -- subjects with a field
 CREATE INDEX units_file ON units (file, span_start); -- units of a file (parent expansion, notes)
-CREATE INDEX warning_lines_name ON warning_lines (name);
 CREATE INDEX images_attrs ON images (color, size, shape);
 """
 

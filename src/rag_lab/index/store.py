@@ -8,6 +8,7 @@ seeing the version it opened, whole, until it is closed.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -23,7 +24,10 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.warned import decoded, joined_text
 from rag_lab.records import FULLWIDTH_COLON, Unit
+
+_LINE = operator.itemgetter(0)
 
 _SELECT_UNIT = (
     "SELECT u.id, u.eid, f.path, f.sha256, u.span_start, u.span_end, u.line, u.text, s.name, n.name, "
@@ -156,6 +160,7 @@ class Index:
         self._no_folded: set[str] = set()  # folded texts no name folds to
         self._warned: dict[tuple[Any, ...], list[tuple[str, int, str, str]]] = {}
         self._any_warned_line: bool | None = None  # does this version hold a warned line at all?
+        self._messages: dict[int, str] | None = None  # warning_messages, read once
         self._db = self._open(self.path)
         try:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -504,13 +509,38 @@ class Index:
         errors = self._query(
             "SELECT path, error FROM files WHERE error IS NOT NULL AND (acl = '!' OR {labels}) ORDER BY path"
         )
-        warnings = self._query(
-            "SELECT w.path, w.line, w.message FROM file_warnings w JOIN files f ON f.path = w.path "
-            "WHERE f.acl = '!' OR f.{labels} ORDER BY w.path, w.line"
+        rows = self._query(
+            "SELECT f.path, w.n, w.lines, w.codes FROM file_warnings w JOIN files f ON f.id = w.file "
+            "WHERE f.acl = '!' OR f.{labels} ORDER BY f.path"
         )
-        return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + [
-            {"path": p, "line": ln, "severity": "warning", "message": m} for p, ln, m in warnings
+        messages = self._warning_messages() if rows else {}
+        # by line, ties in the parser's order (schema 7's ORDER BY path, line over its rows)
+        warnings = [
+            {"path": p, "line": ln, "severity": "warning", "message": m}
+            for p, n, lines, codes in rows
+            for ln, m in (
+                decoded(n, lines, codes, messages) if n == 1 else sorted(decoded(n, lines, codes, messages), key=_LINE)
+            )
         ]
+        return [{"path": p, "line": None, "severity": "error", "message": e} for p, e in errors] + warnings
+
+    def _warning_messages(self) -> dict[int, str]:
+        """id → message of ``warning_messages`` (each distinct message but the 主题 one, index/warned.py)."""
+        if self._messages is None:
+            self._messages = dict(self._query("SELECT id, message FROM warning_messages"))
+        return self._messages
+
+    def _warnings_of(self, file: int) -> list[tuple[int, str]]:
+        """(line, message) of the warnings of file id ``file``, in the parser's order."""
+        rows = self._query("SELECT n, lines, codes FROM file_warnings WHERE file = ?", (file,))
+        return [w for n, lines, codes in rows for w in decoded(n, lines, codes, self._warning_messages())]
+
+    def _line_text(self, file: int, line: int, stored: str | bytes | None) -> str:
+        """A warned line's text: stored, or (NULL) its units' texts joined (index/warned.py)."""
+        if stored is not None:
+            return stored_text(stored)
+        rows = self._query("SELECT text FROM units WHERE file = ? AND line = ? ORDER BY span_start", (file, line))
+        return joined_text(stored_text(t) for (t,) in rows)
 
     def warned_lines_naming(
         self, names: Iterable[str], subjects: Iterable[str], limit: int
@@ -533,14 +563,19 @@ class Index:
         found: set[tuple[str, int, str, str]] = set()
         for chunk in _chunks(wanted):
             sql = (
-                "SELECT l.path, l.line, l.text, w.message FROM warning_lines l "
-                "JOIN file_warnings w ON w.path = l.path AND w.line = l.line "
-                f"JOIN files f ON f.path = l.path WHERE l.name IN ({','.join('?' * len(chunk))}) "
+                "SELECT f.path, l.line, l.text, l.file FROM warning_lines l "
+                f"JOIN files f ON f.id = l.file WHERE l.name IN ({','.join('?' * len(chunk))}) "
                 f"AND f.acl IN ({acl}) AND (l.subject_line = 1 OR EXISTS (SELECT 1 FROM units u "
                 f"JOIN strings s ON s.id = u.subject WHERE u.file = f.id AND s.name IN ({','.join('?' * len(about))}) "
-                f"AND u.{self._acl_filter})) ORDER BY l.path, l.line LIMIT ?"
+                f"AND u.{self._acl_filter})) ORDER BY f.path, l.line LIMIT ?"
             )
-            found.update(self._query(sql, [*chunk, *visible, *about, limit]))
+            # each line has at least one warning: ``limit`` lines give at least ``limit`` rows of
+            # schema 7's join with its warnings, which are cut to ``limit`` here as its LIMIT did
+            joined: list[tuple[str, int, str, str]] = []
+            for path, line, stored, file in self._query(sql, [*chunk, *visible, *about, limit]):
+                text = self._line_text(file, line, stored)
+                joined.extend((path, line, text, m) for ln, m in self._warnings_of(file) if ln == line)
+            found.update(joined[:limit])
         memo[asked] = lines = sorted(found)
         return list(lines)
 

@@ -150,7 +150,15 @@ def passes(question: str, unit: Unit) -> bool:
     """``support_check(question, unit).ok``, without describing a unit that fails on its terms
     (its typed values, aligned span and gap are not looked for): the conflict audit asks only
     this, of ≈ 50 candidates per question, most of which fail there."""
-    return _graded(question, unit, None, verdict_only=True).ok
+    return audit_support(question, unit) is not None
+
+
+def audit_support(question: str, unit: Unit) -> Support | None:
+    """``support_check(question, unit)`` when it passes, else None, made as :func:`passes` makes
+    it: a passing unit's check is complete whichever way it is made (only a failing one is cut
+    short), so the decision reuses the audit's (answering/prose.py, ``audit_supports``)."""
+    support = _graded(question, unit, None, verdict_only=True)
+    return support if support.ok else None
 
 
 class _Asked(NamedTuple):

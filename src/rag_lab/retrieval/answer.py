@@ -437,7 +437,10 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
             decider.verify(before, "prose")
         return before
 
-    decision = decide_prose(question, kept, others, decider.as_of, audit or [], decider.paraphrases, previous)
+    audited = [u for u, _s in audit or []]
+    decision = decide_prose(
+        question, kept, others, decider.as_of, audited, decider.paraphrases, previous, [s for _u, s in audit or []]
+    )
     if decision is None:
         return None
     decider.trace.add(

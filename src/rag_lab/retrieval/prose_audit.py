@@ -18,33 +18,39 @@ audit is skipped and the support scope says so.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rag_lab.index.backend import Store
 from rag_lab.records import Unit
 from rag_lab.retrieval.rank import rank
 from rag_lab.retrieval.sources import EvidenceSource
 
+if TYPE_CHECKING:
+    from rag_lab.answering.support import Support
+
 AUDIT_POOL = 50
 
 
 def audit_units(
     question: str, source: EvidenceSource, seen: set[str], verify: Callable[[Unit], None]
-) -> list[Unit] | None:
+) -> list[tuple[Unit, Support]] | None:
     """Prose units of the lexical top ``AUDIT_POOL`` not in ``seen`` that pass the support
-    check, each verified (``verify`` raises on failure); None when ``source`` is no index."""
+    check, each verified (``verify`` raises on failure), with their checks (``support_check``'s,
+    for the decision to reuse); None when ``source`` is no index."""
     from rag_lab.answering.prose import PROSE_KINDS
-    from rag_lab.answering.support import passes
+    from rag_lab.answering.support import audit_support
 
     if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
         return None
-    found: list[Unit] = []
+    found: list[tuple[Unit, Support]] = []
     for candidate in rank(question, source, AUDIT_POOL)[0]:
         unit = candidate["evidence"]
         if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
             continue
-        if passes(question, unit):  # support_check(question, unit).ok
+        support = audit_support(question, unit)  # support_check(question, unit) when it passes
+        if support is not None:
             verify(unit)
-            found.append(unit)
+            found.append((unit, support))
     return found
 
 

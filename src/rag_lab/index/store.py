@@ -312,16 +312,24 @@ class Index:
         return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
     def units_of_source(self, source: str) -> list[Unit]:
-        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py);
-        the rows are remembered for this open version (a prose request asks for the files of
-        its kept sentences and of their previous sentences), new dicts handed out each call."""
-        rows = self._kept_rows(
+        """Every visible unit of one file, in span order; the rows are remembered for this open
+        version (a prose request asks for the files of its kept sentences and of their previous
+        sentences), new dicts handed out each call."""
+        return [_row_to_unit(r) for r in self._rows_of_source(source)]
+
+    def units_of_source_spanning(self, source: str, start: int, end: int) -> list[Unit]:
+        """The visible units of one file whose span starts in ``[start, end)``, in span order:
+        ``units_of_source`` filtered by ``span[0]``, without making the file's other units (parent
+        expansion and the previous sentence ask for one paragraph, its ``parent_span``)."""
+        return [_row_to_unit(r) for r in self._rows_of_source(source) if r[4] is not None and start <= r[4] < end]
+
+    def _rows_of_source(self, source: str) -> tuple[tuple[Any, ...], ...]:
+        return self._kept_rows(
             self._source_rows,
             source,
             _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
             "ORDER BY u.span_start, u.id",
         )
-        return [_row_to_unit(r) for r in rows]
 
     def _id_of(self, evidence_id: str) -> int | None:
         """The id of the visible unit with ``evidence_id``: ids follow evidence ids, so a binary

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from rag_lab.index.backend import Store
 from rag_lab.records import Unit
+from rag_lab.retrieval.expand import paragraph_units
 from rag_lab.retrieval.rank import rank
 from rag_lab.retrieval.sources import EvidenceSource
 
@@ -60,7 +61,7 @@ def previous_sentence(source: EvidenceSource, unit: Unit) -> Unit | None:
     sentences); None without an index or when there is none."""
     if not isinstance(source, Store) or unit.get("kind") != "sentence" or unit.get("parent_span") is None:
         return None
-    for other in source.units_of_source(str(unit["source"])):
+    for other in paragraph_units(unit, source):  # the units starting in its paragraph
         if (
             other.get("kind") == "sentence"
             and other.get("parent_span") == unit["parent_span"]

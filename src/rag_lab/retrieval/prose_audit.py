@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from rag_lab.index.backend import Store
 from rag_lab.records import Unit
 from rag_lab.retrieval.expand import paragraph_units
-from rag_lab.retrieval.rank import rank
+from rag_lab.retrieval.rank import Ranking, rank
 from rag_lab.retrieval.sources import EvidenceSource
 
 if TYPE_CHECKING:
@@ -33,18 +33,26 @@ AUDIT_POOL = 50
 
 
 def audit_units(
-    question: str, source: EvidenceSource, seen: set[str], verify: Callable[[Unit], None]
+    question: str,
+    source: EvidenceSource,
+    seen: set[str],
+    verify: Callable[[Unit], None],
+    ranking: Ranking | None = None,
 ) -> list[tuple[Unit, Support]] | None:
     """Prose units of the lexical top ``AUDIT_POOL`` not in ``seen`` that pass the support
     check, each verified (``verify`` raises on failure), with their checks (``support_check``'s,
-    for the decision to reuse); None when ``source`` is no index."""
+    for the decision to reuse); None when ``source`` is no index. ``ranking``: the request's
+    scoring of ``question`` on ``source``; when it lifted no key its top ``AUDIT_POOL`` is
+    ``rank(question, source, AUDIT_POOL)``'s (one total order), so the question is not scored again."""
     from rag_lab.answering.prose import PROSE_KINDS
     from rag_lab.answering.support import audit_support
 
     if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
         return None
     found: list[tuple[Unit, Support]] = []
-    for candidate in rank(question, source, AUDIT_POOL)[0]:
+    reuse = ranking is not None and ranking.question == question and ranking.index is source and not ranking.lifted
+    pool = ranking.top(AUDIT_POOL) if ranking is not None and reuse else rank(question, source, AUDIT_POOL)[0]
+    for candidate in pool:
         unit = candidate["evidence"]
         if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
             continue

@@ -219,3 +219,17 @@ def test_the_previous_sentence_is_the_one_the_whole_file_gives(root: Path) -> No
                 assert previous_sentence(index, u) == want, (source, u["span"])
                 found += want is not None
         assert found >= 4
+
+
+def test_a_unit_found_by_evidence_id_is_the_same_remembered_or_searched(root: Path) -> None:
+    """``unit_by_evidence_id`` (generation's lookup of cited units) answers from the rows the open
+    index read already (``units_by_ids``) exactly what its binary search over ids answers."""
+    units = _units(root)
+    with Index(default_index_path(root)) as searched:
+        expected = [searched.unit_by_evidence_id(u["evidence_id"]) for u in units]
+    assert expected == units
+    with Index(default_index_path(root)) as index:
+        ids = index.ids_of([u["evidence_id"] for u in units])
+        index.units_by_ids(ids[::2])  # half of them remembered
+        assert [index.unit_by_evidence_id(u["evidence_id"]) for u in units] == expected
+        assert index.unit_by_evidence_id("ev_" + "0" * 24) is None

@@ -149,6 +149,7 @@ class Index:
         self._keys: dict[tuple[str, str], bool] = {}
         self._absent_terms: set[int] = set()  # terms with no visible postings row
         self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
+        self._id_of_eid: dict[bytes, int] = {}  # the stored evidence id → unit id of each row in _rows
         self._key_rows = _RowMemo()  # (subject, field) → its units' rows
         self._source_rows = _RowMemo()  # file path → its units' rows
         self._fields: dict[str, list[str]] = {}
@@ -307,7 +308,9 @@ class Index:
                     fetched[row[0]] = tuple(row)
             if len(memo) + len(fetched) > MEMO_ROWS:
                 memo.clear()
+                self._id_of_eid.clear()
             memo.update(fetched)
+            self._id_of_eid.update((row[1], uid) for uid, row in fetched.items())
             rows.update(fetched)
         return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
@@ -337,6 +340,9 @@ class Index:
         raw = _eid(evidence_id)
         if raw is None:
             return None
+        known = self._id_of_eid.get(raw)  # a visible row this open version read already (units_by_ids)
+        if known is not None:
+            return known
         lo, hi = 1, self._all_units
         while lo <= hi:
             mid = (lo + hi) // 2

@@ -8,7 +8,9 @@ index, each question is asked 3 times (warm-up), then ``--runs`` times, each tim
 ``time.thread_time``; the question's figure is its median, and the round's p50 / p95 are over
 the questions. A second pass (``--stages``) wraps the request's stages (inclusive CPU, a stage
 nested in itself counted once) and prints each one's mean CPU per request: the prose conflict
-audit (``audit_units``: its top-50 ranking and support checks), the prose decision, ranking,
+audit (``audit_units``: its top-50 ranking and support checks), the prose decision, ranking
+(``rank`` calls; since preq11 the request scores once through ``rank.ranking``, so BM25 scoring is
+also shown on its own),
 packing with sentence expansion, generation with the claim check, verification, parsing.
 Prints the medians over rounds.
 """
@@ -33,7 +35,8 @@ root, asked, runs, stages = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read
 STAGES = {
     "audit (top-50 ranking, support checks)": ("rag_lab.retrieval.prose_audit", "audit_units"),
     "prose decision": ("rag_lab.answering.prose", "decide_prose"),
-    "ranking (all calls)": ("rag_lab.retrieval.rank", "rank"),
+    "ranking (all rank() calls)": ("rag_lab.retrieval.rank", "rank"),
+    "BM25 scoring (all calls)": ("rag_lab.retrieval.rank", "bm25"),
     "pack + package (sentence expansion)": ("rag_lab.retrieval.query", "select_context"),
     "generation + claim check": ("rag_lab.retrieval.generate", "attach"),
     "verification (each unit)": ("rag_lab.retrieval.verify", "verify_unit"),

@@ -42,7 +42,7 @@ def test_two_generators_compared_on_the_same_saved_packages(
     def no_ranking(*args: object, **kw: object) -> None:
         raise AssertionError("a packages run must not rank")
 
-    monkeypatch.setattr(query, "rank", no_ranking)
+    monkeypatch.setattr(query, "scoring", no_ranking)  # the request ranks through rank.ranking (preq11)
     composer = evaluate_file(indexed_demo, questions_path(), packages=saved)
     with serve(padded) as endpoint:
         model = evaluate_file(

@@ -7,6 +7,7 @@ for 谁/哪里 questions without a name or place pattern; rule in docs/prose.md 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rag_lab.answering.answer_types import NAME_WORDS, PLACE_WORDS, TYPE_WORDS, AnswerType
 from rag_lab.answering.terms import WH_HEAD, bigrams, norm
@@ -221,14 +222,24 @@ def _align(
 
 
 
-def at_gap(question: str, text: str, values: tuple[tuple[int, int, str], ...]) -> bool:
+def at_gap(
+    question: str,
+    text: str,
+    values: tuple[tuple[int, int, str], ...],
+    spans: Sequence[tuple[int, int, str]] | None = None,
+) -> bool:
     """Does a value stand at the open end of the aligned span — right after the left anchor when
     the question word ends its clause, right before the right anchor otherwise (速度为4.7 GHz for
-    速度是多少, not 速度几乎是…的3倍)?"""
+    速度是多少, not 速度几乎是…的3倍)? ``spans``: ``aligned_span(question, text)`` when the caller
+    has it already (it is [] whenever the question has no question word)."""
+    if not values:  # no value to stand anywhere: the span need not be looked for
+        return False
     q = norm(question).rstrip("？?。.！! ")
     found = WH_AT.search(q)
-    spans = aligned_span(question, text) if found else []
-    if found is None or not spans or not values:
+    if found is None:
+        return False
+    spans = aligned_span(question, text) if spans is None else spans
+    if not spans:
         return False
     (s_start, s_end, _), closes = spans[0], bool(CLAUSE_RE.split(q[found.end() :])[0].lstrip(LEADING))
     return any(

@@ -31,7 +31,7 @@ retrieved ones), all already verified against their files by the caller, and ret
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -96,6 +96,7 @@ def decide_prose(
     paraphrases: Paraphrases | None = None,
     previous: Callable[[Unit], Unit | None] | None = None,
     about: Callable[[str], list[Unit]] | None = None,
+    audit_supports: Sequence[Support] | None = None,
 ) -> ProseDecision | None:
     """The decision on a prose question (module docstring); None when no candidate is prose.
 
@@ -110,7 +111,9 @@ def decide_prose(
 
     ``audit``: further prose units (the conflict audit, retrieval/prose_audit.py), verified by
     the caller; they never answer, but one that passes the check with values disjoint from the
-    answer's, from other bytes, makes the decision ``conflicting_evidence``."""
+    answer's, from other bytes, makes the decision ``conflicting_evidence``. ``audit_supports``:
+    ``support_check(question, u)`` of each unit of ``audit``, in its order, already made (by the
+    audit, ``support.audit_support``), so it is not made again."""
     ranked = [(u, True) for u in kept] + [(u, False) for u in others]
     prose = [(u, in_ctx) for u, in_ctx in ranked if u.get("kind") in PROSE_KINDS]
     if not prose:
@@ -126,9 +129,11 @@ def decide_prose(
     if previous is not None:
         checked = [_with_previous(question, u, c, s, previous, paraphrases) for u, c, s in checked]
     seen = {u["evidence_id"] for u, _c in prose}
+    audit = audit or []
+    made: Sequence[Support | None] = [None] * len(audit) if audit_supports is None else audit_supports
     audited = [
-        (u, support_check(question, u))
-        for u in audit or []
+        (u, support_check(question, u) if s is None else s)
+        for u, s in zip(audit, made, strict=True)
         if u.get("kind") in PROSE_KINDS and u["evidence_id"] not in seen and _in_window(u, as_of)
     ]
     # a question naming a candidate document's title asks about that document's subject

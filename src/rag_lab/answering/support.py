@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -149,7 +150,15 @@ def passes(question: str, unit: Unit) -> bool:
     """``support_check(question, unit).ok``, without describing a unit that fails on its terms
     (its typed values, aligned span and gap are not looked for): the conflict audit asks only
     this, of ≈ 50 candidates per question, most of which fail there."""
-    return _graded(question, unit, None, verdict_only=True).ok
+    return audit_support(question, unit) is not None
+
+
+def audit_support(question: str, unit: Unit) -> Support | None:
+    """``support_check(question, unit)`` when it passes, else None, made as :func:`passes` makes
+    it: a passing unit's check is complete whichever way it is made (only a failing one is cut
+    short), so the decision reuses the audit's (answering/prose.py, ``audit_supports``)."""
+    support = _graded(question, unit, None, verdict_only=True)
+    return support if support.ok else None
 
 
 class _Asked(NamedTuple):
@@ -200,77 +209,131 @@ def _context_grams(context: str) -> tuple[str, frozenset[str]]:
     return context_n, frozenset(bigrams(context_n))
 
 
+class _Framed(NamedTuple):
+    """What the support check reads of the question under one context (title, headings…),
+    made once per (question, context) (``_framed``): the sentences of one file share it."""
+
+    context: str  # normalised
+    context_grams: frozenset[str]
+    named: tuple[str, ...]  # the parts of the terms the context says (split_by_context)
+    pieces: tuple[str, ...]  # … and the pieces between them, which the sentence must say
+    parts: tuple[tuple[str, frozenset[str]], ...]  # named + pieces, each with its term_grams
+    grams: frozenset[str]  # every bigram of the parts
+    in_context: frozenset[str]  # … that the context says
+    rest: frozenset[str]  # … that it does not
+
+
+@functools.lru_cache(maxsize=1024)
+def _framed(question: str, context: str) -> _Framed:
+    terms = list(_asked(question).terms)
+    context_n, context_grams = _context_grams(context)
+    named, pieces = split_by_context(terms, context_n)
+    parts = tuple((t, frozenset(term_grams(t))) for t in named + pieces)
+    grams = frozenset().union(*(g for _, g in parts)) if terms else frozenset()
+    in_context = grams & context_grams
+    return _Framed(context_n, context_grams, tuple(named), tuple(pieces), parts, grams, in_context, grams - in_context)
+
+
+class _Said(NamedTuple):
+    """What one sentence says of the question's words, made once per (question, sentence text)
+    (``_said``) and shared by ``_check`` (the plain and the credited check) and ``_may_go_unsaid``."""
+
+    text_n: str  # the text normalised
+    said: frozenset[str]  # its bigrams and those of the question's cue words it says (said_by_cue)
+    own: frozenset[str]  # … and those of the asked kinds among the terms it names by an instance
+    kinds_found: tuple[tuple[str, tuple[tuple[int, int, str], ...]], ...]  # kind → its instances
+    heads_said: bool  # it says an answer head, itself or by a cue
+
+
+@functools.lru_cache(maxsize=1024)
+def _said(question: str, text: str) -> _Said:
+    asked = _asked(question)
+    terms = list(asked.terms)
+    text_n = norm(text)
+    said = bigrams(text_n)
+    cued = said_by_cue(terms, text_n)
+    said |= set().union(*(term_grams(w) for w in cued)) if cued else set()
+    # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
+    # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
+    kinds_found = tuple(
+        (k, tuple(found)) for k in asked.kinds if k not in text_n and (found := instances(k, text))
+    )
+    own = said | set().union(*(term_grams(k) for k, _ in kinds_found if k in terms), set())
+    heads_said = any(h in text_n for h in asked.heads_n) or bool(said_by_cue(list(asked.heads), text_n))
+    return _Said(text_n, frozenset(said), frozenset(own), kinds_found, heads_said)
+
+
 def _graded(question: str, unit: Unit, paraphrases: Paraphrases | None, verdict_only: bool) -> Support:
-    """``support_check``'s body: the plain check, then one piece unsaid, then the paraphrase test."""
-    plain = _check(question, unit, set(), verdict_only)
+    """``support_check``'s body: the plain check, then one piece unsaid, then the paraphrase test.
+    A credited check only decides (its ``ok``): a failing one is never returned, so it is made
+    as ``verdict_only``, once."""
+    text = str(unit.get("text", ""))
+    framed, said = _framed(question, unit_context(unit)), _said(question, text)
+    plain = _check(question, unit, frozenset(), verdict_only, framed, said)
     if plain.ok or plain.problem != "terms" or len(plain.missing) != 1:
         return plain
     piece = plain.missing[0]
     if len(piece) < 2 or piece in _asked(question).kind_words:
         return plain
-    if _may_go_unsaid(piece, question, unit):
-        credited = _check(question, unit, term_grams(piece))
+    credited: Support | None = None
+    if _may_go_unsaid(piece, framed, said):
+        credited = _check(question, unit, frozenset(term_grams(piece)), True, framed, said)
         if credited.ok:
             return replace(credited, unsaid=(piece,))
     if paraphrases is None:
         return plain
-    credited = _check(question, unit, term_grams(piece))
+    if credited is None:
+        credited = _check(question, unit, frozenset(term_grams(piece)), True, framed, said)
     if not credited.ok:
         return plain
-    said = paraphrases.said_as(piece, str(unit.get("text", "")))
-    if said is None:
+    found = paraphrases.said_as(piece, text)
+    if found is None:
         return plain
-    return replace(credited, paraphrased=((piece, said[0], round(said[1], 4)),))
+    return replace(credited, paraphrased=((piece, found[0], round(found[1], 4)),))
 
 
-def _may_go_unsaid(piece: str, question: str, unit: Unit) -> bool:
+def _may_go_unsaid(piece: str, framed: _Framed, said: _Said) -> bool:
     """Graded coverage (docs/prose.md, "One piece unsaid"): the one unsaid ``piece`` may go unsaid
     when every other piece of the question beyond the context is said whole by the sentence (all its
     bigrams, cue words counted), at least ``UNSAID_BESIDE`` of them of two or more characters, and
     ``piece`` holds at most ``UNSAID_SHARE`` of the pieces' characters."""
-    terms = list(_asked(question).terms)
-    _named, pieces = split_by_context(terms, _context_grams(unit_context(unit))[0])
+    pieces = framed.pieces
     others = [p for p in pieces if p != piece]
     total = sum(len(p) for p in pieces)
     if len([p for p in others if len(p) >= 2]) < UNSAID_BESIDE or len(piece) > total * UNSAID_SHARE:
         return False  # the counts first: they need no bigram of the sentence
-    text_n = norm(str(unit.get("text", "")))
-    own_grams = bigrams(text_n) | set().union(set(), *(term_grams(w) for w in said_by_cue(terms, text_n)))
-    return all(term_grams(p) <= own_grams for p in others)
+    return all(term_grams(p) <= said.said for p in others)
 
 
-def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = False) -> Support:
+def _check(
+    question: str,
+    unit: Unit,
+    credited: frozenset[str],
+    verdict_only: bool = False,
+    framed: _Framed | None = None,
+    said: _Said | None = None,
+) -> Support:
     """``support_check`` without the paraphrase test; ``credited``: bigrams counted as said by the
-    sentence (those of a piece the paraphrase test may credit); ``verdict_only``: see :func:`passes`."""
+    sentence (those of a piece the paraphrase test may credit); ``verdict_only``: see :func:`passes`.
+    ``framed``, ``said``: the unit's ``_framed`` and ``_said`` records (made here when not given)."""
     asked = _asked(question)  # the question's own analysis, once per question
     kind, word, question_n = asked.kind, asked.word, asked.question_n
     terms, heads = list(asked.terms), list(asked.heads)
     text = str(unit.get("text", ""))
-    text_n = norm(text)  # normalised once: this runs per candidate
-    context, context_grams = _context_grams(unit_context(unit))
-    own_grams = bigrams(text_n)
-    cued = said_by_cue(terms, text_n)
-    own_grams |= set().union(*(term_grams(w) for w in cued)) if cued else set()
-    # kinds answered by an instance (answering/kinds.py): 职业 said by 漫画家, 什么季节 by 秋季
-    # … only where the sentence does not name the kind itself (辞去省长职务 names it: the span decides)
-    kinds_found = {
-        k: found
-        for k in asked.kinds
-        if k not in text_n and (found := instances(k, text))
-    }
-    own_grams |= set().union(*(term_grams(k) for k in kinds_found if k in terms), set())
-    own_grams |= credited
-    named, pieces = split_by_context(terms, context)
-    grams = set().union(*(term_grams(t) for t in named + pieces)) if terms else set()
-    in_context = {g for g in grams if g in context_grams}
-    hit = {g for g in grams if g in own_grams} | in_context
+    framed = framed if framed is not None else _framed(question, unit_context(unit))
+    said = said if said is not None else _said(question, text)
+    text_n, context = said.text_n, framed.context
+    own_grams = said.own | credited if credited else said.own
+    kinds_found = dict(said.kinds_found)
+    named, pieces = list(framed.named), list(framed.pieces)
+    grams, in_context, rest = framed.grams, framed.in_context, framed.rest
+    hit = (grams & own_grams) | in_context
     coverage = len(hit) / len(grams) if grams else 0.0
-    rest = grams - in_context
     own = len(rest & own_grams) / len(rest) if rest else 1.0
-    covered = tuple(t for t in named + pieces if len(term_grams(t) & hit) * 2 >= len(term_grams(t)))
+    covered = tuple(t for t, g in framed.parts if len(g & hit) * 2 >= len(g))
     missing = tuple(t for t in pieces if t not in covered)
     # partial coverage: one lone character may be unsaid beside two longer terms the sentence says
-    own_said = [t for t in named + pieces if t in covered and len(t) >= 2 and term_grams(t) & own_grams]
+    own_said = [t for t, g in framed.parts if t in covered and len(t) >= 2 and g & own_grams]
     if len(missing) == 1 and len(missing[0]) == 1 and len(own_said) >= PARTIAL_SAID:
         missing = ()
     haystack = text_n + " " + context
@@ -281,20 +344,21 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
     if not pieces and kinds and not any(k in text_n or k in said_by_cue([k], text_n) for k in kinds):
         missing = tuple(kinds)  # only the subject and the kind asked (王爱爱有什么美誉): name the kind
     # the sentence itself must say something the question asks about, not only the title
-    said = any(h in text_n for h in asked.heads_n) or bool(said_by_cue(heads, text_n))
-    mentions = bool(grams & own_grams) or said
+    mentions = bool(grams & own_grams) or said.heads_said
     failed = None if grams else "no_terms"
     if grams and (not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions):
         failed = "terms"
     if failed is not None and verdict_only:  # the typed values only describe a unit that fails
         return Support(False, kind, tuple(terms), covered, missing, coverage, own, (), failed)
-    values = _typed(question, kind, word, text, grams & own_grams)
+    own_hit = set(grams & own_grams)
+    values = _typed(question, kind, word, text, own_hit)
     stand_in = not values and kind in ALIGNED_TYPES
+    spans = tuple(aligned_span(question, text)) if stand_in or kind == AnswerType.NONE else None
     if stand_in:  # no name/place pattern: the span where the question's gap is
-        values = tuple(v for v in aligned_span(question, text) if not any(c.isdigit() for c in v[2]))
+        values = tuple(v for v in spans or () if not any(c.isdigit() for c in v[2]))
     if stand_in and not values and kind == AnswerType.NAME:  # 谁: the title, when it is the sentence's subject
         values = _title_subject(question_n, unit, text)
-    edge = at_gap(question, text, values)
+    edge = at_gap(question, text, values, spans)
 
     def result(ok: bool, problem: str | None, restated: bool = False) -> Support:
         return Support(
@@ -324,14 +388,14 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
         and (i == 0 or text_n[i - 1 : i + 1] not in question_grams)
     )
     slot = asked.slot
-    spans = [v for _, _, v in aligned_span(question, text)]
-    announced = bool(spans) and all(_announces(v, heads + _kind_words(question_n)) for v in spans)
+    aligned = [v for _, _, v in spans or ()]
+    announced = bool(aligned) and all(_announces(v, heads + _kind_words(question_n)) for v in aligned)
     if announced:
-        spans = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
-    if slot and not spans and kinds_found:  # no aligned span: an instance of the asked kind (秋季开花)
-        values = _local(tuple(v for found in kinds_found.values() for v in found), text, grams & own_grams)
-        spans = [v for _, _, v in values]
-    ok_ = novel >= NOVEL_MIN and (not slot or bool(spans))
+        aligned = []  # 浮龙具有数个独有特征 announces the features, the next sentences give them
+    if slot and not aligned and kinds_found:  # no aligned span: an instance of the asked kind (秋季开花)
+        values = _local(tuple(v for found in kinds_found.values() for v in found), text, own_hit)
+        aligned = [v for _, _, v in values]
+    ok_ = novel >= NOVEL_MIN and (not slot or bool(aligned))
     if not ok_ and not slot and _YES_NO_RE.search(question_n) and rest <= own_grams:
         # a yes/no question (丙烯颜料溶于汽油吗) is answered by the sentence that says it (溶于汽油): every
         # bigram beyond the context said by the sentence itself, nothing new needed
@@ -346,7 +410,7 @@ def _check(question: str, unit: Unit, credited: set[str], verdict_only: bool = F
 _YES_NO_RE = re.compile(r"吗\W*$")
 
 
-def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
+def _restates(pieces: list[str], rest: AbstractSet[str], own_grams: AbstractSet[str]) -> bool:
     """Does the sentence restate the question (docs/prose.md, "Restatement")? Every bigram of the
     question not named by the context is said by the sentence itself, and at least
     ``RESTATED_PIECES`` pieces of two or more characters beyond the context are said whole."""
@@ -354,7 +418,7 @@ def _restates(pieces: list[str], rest: set[str], own_grams: set[str]) -> bool:
     return rest <= own_grams and len(whole) >= RESTATED_PIECES
 
 
-def _restated_frame(named: list[str], pieces: list[str], own_grams: set[str]) -> list[str]:
+def _restated_frame(named: list[str], pieces: list[str], own_grams: AbstractSet[str]) -> list[str]:
     """The subject the sentence restates beside a time frame (docs/prose.md, "Restatement"): when a piece
     of the question is a time (``在1982年，兰比尔发生了什么事情``, ``民国二年南田县…``) that the sentence says
     whole, the parts named by the context of at most ``RESTATED_FRAME`` characters (兰比尔 under the

@@ -305,6 +305,15 @@ class PgStore:
         )
         return self._units(rows)
 
+    def units_of_source_spanning(self, source: str, start: int, end: int) -> list[Unit]:
+        """``units_of_source`` of the units whose span starts in ``[start, end)`` (index/store.py)."""
+        rows = self._query(
+            _SELECT_UNIT + " WHERE u.source = %s AND u.acl = ANY(%s) AND u.span_start >= %s AND u.span_start < %s "
+            "ORDER BY u.span_start, u.id",
+            (source, self.visible, start, end),
+        )
+        return self._units(rows)
+
     def ids_of(self, evidence_ids: Sequence[str]) -> list[int]:
         rows = self._query(
             "SELECT id, evidence_id FROM units WHERE evidence_id = ANY(%s) AND acl = ANY(%s)",

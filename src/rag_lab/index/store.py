@@ -153,6 +153,7 @@ class Index:
         self._keys: dict[tuple[str, str], bool] = {}
         self._absent_terms: set[int] = set()  # terms with no visible postings row
         self._rows: dict[int, tuple[Any, ...]] = {}  # unit id → its _SELECT_UNIT row
+        self._id_of_eid: dict[bytes, int] = {}  # the stored evidence id → unit id of each row in _rows
         self._key_rows = _RowMemo()  # (subject, field) → its units' rows
         self._source_rows = _RowMemo()  # file path → its units' rows
         self._fields: dict[str, list[str]] = {}
@@ -312,21 +313,31 @@ class Index:
                     fetched[row[0]] = tuple(row)
             if len(memo) + len(fetched) > MEMO_ROWS:
                 memo.clear()
+                self._id_of_eid.clear()
             memo.update(fetched)
+            self._id_of_eid.update((row[1], uid) for uid, row in fetched.items())
             rows.update(fetched)
         return {uid: _row_to_unit(row) for uid, row in rows.items() if row is not None}
 
     def units_of_source(self, source: str) -> list[Unit]:
-        """Every visible unit of one file, in span order (parent expansion, retrieval/expand.py);
-        the rows are remembered for this open version (a prose request asks for the files of
-        its kept sentences and of their previous sentences), new dicts handed out each call."""
-        rows = self._kept_rows(
+        """Every visible unit of one file, in span order; the rows are remembered for this open
+        version (a prose request asks for the files of its kept sentences and of their previous
+        sentences), new dicts handed out each call."""
+        return [_row_to_unit(r) for r in self._rows_of_source(source)]
+
+    def units_of_source_spanning(self, source: str, start: int, end: int) -> list[Unit]:
+        """The visible units of one file whose span starts in ``[start, end)``, in span order:
+        ``units_of_source`` filtered by ``span[0]``, without making the file's other units (parent
+        expansion and the previous sentence ask for one paragraph, its ``parent_span``)."""
+        return [_row_to_unit(r) for r in self._rows_of_source(source) if r[4] is not None and start <= r[4] < end]
+
+    def _rows_of_source(self, source: str) -> tuple[tuple[Any, ...], ...]:
+        return self._kept_rows(
             self._source_rows,
             source,
             _SELECT_UNIT + " WHERE u.file = (SELECT id FROM files WHERE path = ?) AND u.{visible} "
             "ORDER BY u.span_start, u.id",
         )
-        return [_row_to_unit(r) for r in rows]
 
     def _id_of(self, evidence_id: str) -> int | None:
         """The id of the visible unit with ``evidence_id``: ids follow evidence ids, so a binary
@@ -334,6 +345,9 @@ class Index:
         raw = _eid(evidence_id)
         if raw is None:
             return None
+        known = self._id_of_eid.get(raw)  # a visible row this open version read already (units_by_ids)
+        if known is not None:
+            return known
         lo, hi = 1, self._all_units
         while lo <= hi:
             mid = (lo + hi) // 2

@@ -45,6 +45,7 @@ from rag_lab.retrieval.verify import SourceReader, Verification, citation, verif
 
 if TYPE_CHECKING:
     from rag_lab.answering.paraphrase import Paraphrases
+    from rag_lab.retrieval.rank import Ranking
 
 CLARIFICATION_LIMIT = 20
 # A subject's fields and ambiguous names are cut at MAX_CLARIFICATION_OPTIONS, with
@@ -154,6 +155,7 @@ class Decider:
         self.verified: dict[str, Verification] = {}
         self._first_of_id: dict[str, tuple[Unit, Verification] | None] = {}  # None: its key is in verified
         self.paraphrases: Paraphrases | None = None  # prose: the neural paraphrase test, if any
+        self.ranking: Ranking | None = None  # prose: the request's lexical scoring, for the audit
 
     def verify(self, unit: Unit, purpose: str) -> None:
         # Keyed by the whole unit: a forged unit reusing a verified id is verified on its own.
@@ -353,6 +355,7 @@ def answer(
     principal: Principal | None = None,
     parsed: ParsedQuestion | None = None,
     paraphrases: Paraphrases | None = None,
+    ranking: Ranking | None = None,
 ) -> Result:
     """Decide on ``question`` from the packed ``candidates`` (seed API, SPEC §3.5).
 
@@ -362,12 +365,15 @@ def answer(
     ``parsed``: the question already parsed against ``index`` (``run_request`` parses once).
     ``paraphrases``: the neural paraphrase test for prose support checks (answering/paraphrase.py;
     ``run_request`` passes it with ``retrieval="fused"``).
+    ``ranking``: the lexical scoring ``retrieved`` came from (retrieval/rank.py), which the prose
+    conflict audit takes its own top ``AUDIT_POOL`` from instead of scoring the question again.
     """
     check_question(question)
     trace = trace if trace is not None else Trace()
     source: EvidenceSource = index if index is not None else CorpusSource(root, principal=principal)
     decider = Decider(root, source, trace, as_of or date.today())
     decider.paraphrases = paraphrases
+    decider.ranking = ranking
     # Units the caller may not read are not evidence for it: dropped before anything looks at them.
     kept = [u for u in _units(candidates) if source.may_see(u)]
     pool = [u for u in _units(retrieved) or _units(candidates) if source.may_see(u)]
@@ -430,7 +436,7 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
     from rag_lab.retrieval.prose_audit import audit_units, previous_sentence, units_about
 
     seen = ids | {u["evidence_id"] for u in others}
-    audit = audit_units(question, decider.source, seen, lambda u: decider.verify(u, "prose_audit"))
+    audit = audit_units(question, decider.source, seen, lambda u: decider.verify(u, "prose_audit"), decider.ranking)
     def previous(unit: Unit) -> Unit | None:  # a reason said across two sentences (answering/prose.py)
         before = previous_sentence(decider.source, unit)
         if before is not None:
@@ -441,7 +447,8 @@ def _decide_prose(question: str, decider: Decider, kept: list[Unit], pool: list[
         return units_about(words, decider.source, lambda u: decider.verify(u, "prose_about"))
 
     decision = decide_prose(
-        question, kept, others, decider.as_of, audit or [], decider.paraphrases, previous, about
+        question, kept, others, decider.as_of, [u for u, _s in audit or []], decider.paraphrases, previous,
+        about=about, audit_supports=[s for _u, s in audit or []],
     )
     if decision is None:
         return None

@@ -22,6 +22,17 @@ EXPANSION_BUDGET = 300
 
 class NeighbourSource(Protocol):
     def units_of_source(self, source: str) -> list[Unit]: ...
+    def units_of_source_spanning(self, source: str, start: int, end: int) -> list[Unit]: ...
+
+
+def paragraph_units(unit: Unit, source: NeighbourSource) -> list[Unit]:
+    """The units of ``unit``'s file that start inside its paragraph (``parent_span``), in span
+    order: a sentence of the paragraph lies inside it (data/prose.py), so these hold all of them;
+    every unit of the file when ``unit`` has no parent span (the callers then match nothing else)."""
+    parent = unit.get("parent_span")
+    if not isinstance(parent, list) or len(parent) != 2 or not all(isinstance(x, int) for x in parent):
+        return source.units_of_source(str(unit["source"]))
+    return source.units_of_source_spanning(str(unit["source"]), parent[0], parent[1])
 
 
 def neighbours(unit: Unit, source: NeighbourSource) -> list[Unit]:
@@ -29,7 +40,7 @@ def neighbours(unit: Unit, source: NeighbourSource) -> list[Unit]:
     parent = unit.get("parent_span")
     same = [
         u
-        for u in source.units_of_source(str(unit["source"]))
+        for u in paragraph_units(unit, source)
         if u.get("kind") == "sentence"
         and u.get("parent_span") == parent
         and u["evidence_id"] != unit["evidence_id"]

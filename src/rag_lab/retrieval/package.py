@@ -76,6 +76,7 @@ def package_of(candidates: list[Candidate], source: object = None) -> dict[str, 
     if (
         source is None
         or not hasattr(source, "units_of_source")
+        or not hasattr(source, "units_of_source_spanning")
         or not any(u.get("kind") == "sentence" for u in units)
     ):
         text, ids = render_package(units)

@@ -18,11 +18,16 @@ audit is skipped and the support scope says so.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rag_lab.index.backend import Store
 from rag_lab.records import Unit
-from rag_lab.retrieval.rank import rank
+from rag_lab.retrieval.expand import paragraph_units
+from rag_lab.retrieval.rank import Ranking, rank
 from rag_lab.retrieval.sources import EvidenceSource
+
+if TYPE_CHECKING:
+    from rag_lab.answering.support import Support
 
 AUDIT_POOL = 50
 #: how many units ``units_about`` looks at for a piece of the question
@@ -30,23 +35,33 @@ ABOUT_POOL = 10
 
 
 def audit_units(
-    question: str, source: EvidenceSource, seen: set[str], verify: Callable[[Unit], None]
-) -> list[Unit] | None:
+    question: str,
+    source: EvidenceSource,
+    seen: set[str],
+    verify: Callable[[Unit], None],
+    ranking: Ranking | None = None,
+) -> list[tuple[Unit, Support]] | None:
     """Prose units of the lexical top ``AUDIT_POOL`` not in ``seen`` that pass the support
-    check, each verified (``verify`` raises on failure); None when ``source`` is no index."""
+    check, each verified (``verify`` raises on failure), with their checks (``support_check``'s,
+    for the decision to reuse); None when ``source`` is no index. ``ranking``: the request's
+    scoring of ``question`` on ``source``; when it lifted no key its top ``AUDIT_POOL`` is
+    ``rank(question, source, AUDIT_POOL)``'s (one total order), so the question is not scored again."""
     from rag_lab.answering.prose import PROSE_KINDS
-    from rag_lab.answering.support import passes
+    from rag_lab.answering.support import audit_support
 
     if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
         return None
-    found: list[Unit] = []
-    for candidate in rank(question, source, AUDIT_POOL)[0]:
+    found: list[tuple[Unit, Support]] = []
+    reuse = ranking is not None and ranking.question == question and ranking.index is source and not ranking.lifted
+    pool = ranking.top(AUDIT_POOL) if ranking is not None and reuse else rank(question, source, AUDIT_POOL)[0]
+    for candidate in pool:
         unit = candidate["evidence"]
         if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
             continue
-        if passes(question, unit):  # support_check(question, unit).ok
+        support = audit_support(question, unit)  # support_check(question, unit) when it passes
+        if support is not None:
             verify(unit)
-            found.append(unit)
+            found.append((unit, support))
     return found
 
 
@@ -73,7 +88,7 @@ def previous_sentence(source: EvidenceSource, unit: Unit) -> Unit | None:
     sentences); None without an index or when there is none."""
     if not isinstance(source, Store) or unit.get("kind") != "sentence" or unit.get("parent_span") is None:
         return None
-    for other in source.units_of_source(str(unit["source"])):
+    for other in paragraph_units(unit, source):  # the units starting in its paragraph
         if (
             other.get("kind") == "sentence"
             and other.get("parent_span") == unit["parent_span"]

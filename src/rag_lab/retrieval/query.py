@@ -24,7 +24,8 @@ from rag_lab.retrieval.order import order_context
 from rag_lab.retrieval.pack import DEFAULT_BUDGET, pack_context
 from rag_lab.retrieval.package import package_of
 from rag_lab.retrieval.question import ParsedQuestion, check_question, parse_text_question
-from rag_lab.retrieval.rank import rank
+from rag_lab.retrieval.rank import Ranking
+from rag_lab.retrieval.rank import ranking as scoring
 from rag_lab.retrieval.sources import EvidenceSource
 from rag_lab.retrieval.trace import Trace
 
@@ -188,6 +189,7 @@ def run_request(
         return attach(stale_result(question, changes.paths(), changes.as_dict(), trace), [], index, generator, trace)
     parsed = parse_text_question(question, index)  # once: ranking, ordering and deciding share it
     paraphrases = None
+    lexical: Ranking | None = None  # the lexical scoring, for the prose audit to take its top 50 from
     if config.get("retrieval") == "fused":
         from rag_lab.answering.paraphrase import paraphrases_for
         from rag_lab.retrieval.fuse import fused_rank
@@ -195,14 +197,17 @@ def run_request(
         candidates, ranking = fused_rank(question, index, config["top_k"], parsed=parsed, embedder=embedder)
         paraphrases = paraphrases_for(embedder or require_embedder())  # the model also checks paraphrases
     else:
-        candidates, ranking = rank(question, index, config["top_k"], parsed=parsed)
+        check_top_k(config["top_k"])
+        lexical = scoring(question, index, parsed=parsed)
+        candidates, ranking = lexical.top(config["top_k"]), lexical.info  # = rank(question, index, top_k, parsed=…)
     trace.add(
         "retrieve", **ranking, candidates=[{"score": c["score"], "evidence": c["evidence"]} for c in candidates]
     )
     kept = select_context(question, candidates, index, config, trace, parsed)
     day = date.fromisoformat(config["as_of"])
     result = answer(
-        question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed, paraphrases=paraphrases
+        question, kept, root, index, retrieved=candidates, as_of=day, trace=trace, parsed=parsed, paraphrases=paraphrases,
+        ranking=lexical,
     )
     if result["status"] != Status.ANSWERED:
         notes = warned_line_notes(question, parsed, index)

@@ -17,6 +17,7 @@ without it), so scores stay a plain descending order. Ties are broken by evidenc
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -157,6 +158,45 @@ def rank(
     ``parsed``: the question already parsed against ``index`` (saves parsing it again).
     """
     check_top_k(top_k)
+    scored = ranking(question, index, named_keys_first=named_keys_first, parsed=parsed)
+    return scored.top(top_k), scored.info
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One question's scored units on one open index, lifts included: ``top(k)`` for any k is
+    the head of one total order (score descending, then id), so the request's top k and the
+    prose audit's top ``AUDIT_POOL`` come from one scoring (retrieval/prose_audit.py)."""
+
+    question: str
+    index: Store
+    ids: Ids
+    scores: Scores
+    info: dict[str, Any]
+
+    @property
+    def lifted(self) -> bool:
+        """Whether key matches were lifted (then the order is not BM25's alone)."""
+        return bool(self.info["lifted_units"])
+
+    def top(self, top_k: int) -> list[Candidate]:
+        """The ``top_k`` best units as candidates, new dicts each call (``rank``'s)."""
+        check_top_k(top_k)
+        if self.ids.size == 0:
+            return []
+        order = _top(self.ids, self.scores, top_k)
+        chosen = [int(self.ids[i]) for i in order]
+        units = self.index.units_by_ids(chosen)
+        return [
+            {"evidence": units[uid], "score": round(float(self.scores[i]), 6)}
+            for uid, i in zip(chosen, order.tolist(), strict=True)
+        ]
+
+
+def ranking(
+    question: str, index: Store, *, named_keys_first: bool = True, parsed: ParsedQuestion | None = None
+) -> Ranking:
+    """The scoring behind ``rank`` (BM25, then the key lift), kept to take any top k from."""
     ids, scores, ceiling = bm25(question, index)
     tiers = {}
     if named_keys_first:
@@ -167,13 +207,4 @@ def rank(
         ids, scores = _with_lifted(ids, scores, lifted)
         scores[np.searchsorted(ids, lifted)] += ceiling * np.asarray([tiers[int(i)] for i in lifted], np.float64)
     info: dict[str, Any] = {"named_keys_first": named_keys_first, "lift": ceiling, "lifted_units": len(tiers)}
-    if ids.size == 0:
-        return [], info
-    order = _top(ids, scores, top_k)
-    chosen = [int(ids[i]) for i in order]
-    units = index.units_by_ids(chosen)
-    candidates: list[Candidate] = [
-        {"evidence": units[uid], "score": round(float(scores[i]), 6)}
-        for uid, i in zip(chosen, order.tolist(), strict=True)
-    ]
-    return candidates, info
+    return Ranking(question, index, ids, scores, info)

@@ -144,8 +144,14 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         if split is None:
             continue
         if isinstance(split, str):
-            parsed.field_lines.add(number)
             head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
+            empty = stripped.index(FULLWIDTH_COLON) == len(stripped) - 1 and head == stripped[:-1]
+            if subject is None and empty and head not in DATE_FIELDS and head != ACCESS_FIELD:
+                # a line ending in a colon before any 主题 line is prose announcing what follows
+                # (…的数值（单位/米）：), like any other field line there; it is not dropped
+                parsed.warnings.append((number, headless_field_warning(number)))
+                continue
+            parsed.field_lines.add(number)
             if head in DATE_FIELDS:
                 # a window we cannot read must not silently widen to "always valid"
                 dated = True

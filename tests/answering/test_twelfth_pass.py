@@ -1,0 +1,37 @@
+"""The twelfth pass's rules (docs/prose.md, "Twelfth-pass rules"): each test fails when its rule is
+removed, and each rule has a look-alike case it must not accept."""
+
+from __future__ import annotations
+
+import hashlib
+
+from rag_lab.data.documents import ParsedDocument, parse_document
+
+
+def parse(text: str) -> ParsedDocument:
+    data = text.encode("utf-8")
+    return parse_document("documents/t.md", data, hashlib.sha256(data).hexdigest())
+
+
+def sentences(parsed: ParsedDocument) -> list[str]:
+    return [str(u["text"]) for u in parsed.units if u.get("kind") == "sentence"]
+
+
+# -- a prose line ending in a colon before any 主题 line stays prose ------------------------------
+
+
+def test_a_paragraph_ending_in_a_colon_is_prose() -> None:
+    # one line of prose whose last clause announces a table; the first full-width colon ends it
+    parsed = parse("# 甲桥\n\n甲桥位于乙县丙镇，是省级风景名胜区。甲桥的数值（单位/米）：\n")
+    assert "甲桥位于乙县丙镇，是省级风景名胜区。" in sentences(parsed)
+    assert parsed.warnings == [(3, "field line before any 主题 line; add 主题：… above line 3")]
+
+
+def test_an_empty_field_under_a_subject_is_still_no_unit() -> None:
+    # the look-alike: after a 主题 line the same shape is a field with an empty value, warned and skipped
+    parsed = parse("主题：甲\n地点：\n")
+    assert parsed.units == []
+    assert parsed.warnings == [(2, "field '地点' has an empty value; the line is not an evidence unit")]
+    # and a date or access line with an empty value still fails closed before any 主题 line
+    dated = parse("失效日期：\n甲桥位于乙县。\n")
+    assert all(u.get("validity_unreadable") for u in dated.units) and dated.units

@@ -35,3 +35,34 @@ def test_an_empty_field_under_a_subject_is_still_no_unit() -> None:
     # and a date or access line with an empty value still fails closed before any 主题 line
     dated = parse("失效日期：\n甲桥位于乙县。\n")
     assert all(u.get("validity_unreadable") for u in dated.units) and dated.units
+
+
+# -- a reason told before the outcome the sentence restates ---------------------------------------
+
+
+def unit(text: str, title: str) -> dict:
+    return {"text": text, "kind": "sentence", "title": title, "headings": [], "span": [0, len(text)],
+            "parent_span": [0, len(text)]}  # fmt: skip
+
+
+def test_a_reason_told_before_the_restated_outcome_answers() -> None:
+    from rag_lab.answering.prose import support_check
+
+    question = "李某为何无缘国家奥运队？"
+    text = "2008年，李某在备战比赛时再次撕裂了十字韧带，被迫又休养一年，不但无缘国家奥运队的名单，还被球会解约。"
+    check = support_check(question, unit(text, "李某"))
+    assert check.ok and check.restated  # no cause word: it ranks below a sentence that has one
+
+
+def test_the_outcome_alone_is_no_reason() -> None:
+    from rag_lab.answering.prose import support_check
+
+    question = "李某为何无缘国家奥运队？"
+    # only a date before the outcome; the outcome first; a short clause before it; a sentence pointing back
+    for text in (
+        "2009年，李某无缘国家奥运队。",
+        "李某无缘国家奥运队，之后转会到南方的一家球会效力多年。",
+        "受伤后被判停赛，李某无缘国家奥运队。",
+        "因此，经过一年的休养和漫长的等待，李某仍然无缘国家奥运队。",
+    ):
+        assert not support_check(question, unit(text, "李某")).ok, text

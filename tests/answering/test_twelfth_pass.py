@@ -17,7 +17,7 @@ def sentences(parsed: ParsedDocument) -> list[str]:
     return [str(u["text"]) for u in parsed.units if u.get("kind") == "sentence"]
 
 
-# -- a prose line ending in a colon before any 主题 line stays prose ------------------------------
+# -- a malformed field line before any 主题 line stays prose ---------------------------------------
 
 
 def test_a_paragraph_ending_in_a_colon_is_prose() -> None:
@@ -27,11 +27,19 @@ def test_a_paragraph_ending_in_a_colon_is_prose() -> None:
     assert parsed.warnings == [(3, "field line before any 主题 line; add 主题：… above line 3")]
 
 
+def test_a_space_before_a_colon_in_prose_keeps_the_paragraph() -> None:
+    parsed = parse("# 甲\n\n甲（希伯来文： abc）是一位先知。他著有《甲书》。\n")
+    assert "他著有《甲书》。" in sentences(parsed)
+    assert parsed.warnings == [(3, "field line before any 主题 line; add 主题：… above line 3")]
+
+
 def test_an_empty_field_under_a_subject_is_still_no_unit() -> None:
     # the look-alike: after a 主题 line the same shape is a field with an empty value, warned and skipped
     parsed = parse("主题：甲\n地点：\n")
     assert parsed.units == []
     assert parsed.warnings == [(2, "field '地点' has an empty value; the line is not an evidence unit")]
+    parsed = parse("主题：甲\n地点 ：一楼\n")
+    assert parsed.units == [] and "whitespace next to the full-width colon" in parsed.warnings[0][1]
     # and a date or access line with an empty value still fails closed before any 主题 line
     dated = parse("失效日期：\n甲桥位于乙县。\n")
     assert all(u.get("validity_unreadable") for u in dated.units) and dated.units

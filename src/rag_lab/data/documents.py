@@ -145,10 +145,9 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
             continue
         if isinstance(split, str):
             head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
-            empty = stripped.index(FULLWIDTH_COLON) == len(stripped) - 1 and head == stripped[:-1]
-            if subject is None and empty and head not in DATE_FIELDS and head != ACCESS_FIELD:
-                # a line ending in a colon before any 主题 line is prose announcing what follows
-                # (…的数值（单位/米）：), like any other field line there; it is not dropped
+            if subject is None and head not in DATE_FIELDS and head != ACCESS_FIELD:
+                # before any 主题 line a malformed field line is prose like any other field line there (a
+                # paragraph ending in a colon, …的数值（单位/米）：; a space before one, 耶利米（希伯来文： …）…)
                 parsed.warnings.append((number, headless_field_warning(number)))
                 continue
             parsed.field_lines.add(number)

@@ -40,6 +40,9 @@ def test_an_empty_field_under_a_subject_is_still_no_unit() -> None:
     assert parsed.warnings == [(2, "field '地点' has an empty value; the line is not an evidence unit")]
     parsed = parse("主题：甲\n地点 ：一楼\n")
     assert parsed.units == [] and "whitespace next to the full-width colon" in parsed.warnings[0][1]
+    # before any 主题 line a bare name and colon holds no sentence: still a warned field line, no unit
+    bare = parse("---\n\n地点：\n")
+    assert bare.units == [] and "has an empty value" in bare.warnings[0][1]
     # and a date or access line with an empty value still fails closed before any 主题 line
     dated = parse("失效日期：\n甲桥位于乙县。\n")
     assert all(u.get("validity_unreadable") for u in dated.units) and dated.units

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rag_lab.answering.align import ALIGNED_TYPES, ASIDE_RE, CUE_WORDS, WH_AT, aligned_span, at_gap
 from rag_lab.answering.answer_types import (
+    BACKWARD_RE,
     DATE_RANGE_RE,
     DYNASTY_RE,
     AnswerType,
@@ -377,6 +378,9 @@ def _check(
         )
         values = tuple(defines(term, text, opens)) if term else ()
         return result(bool(values), None if values else "answer_type")
+    if kind == AnswerType.REASON and not values and (told := _outcome_told(pieces, rest, own_grams, text, asked)):
+        values = told  # 为何无缘国奥队 — 再次撕裂了十字韧带，被迫又休养一年，不但无缘国奥队…: what comes first
+        return Support(True, kind, tuple(terms), covered, missing, coverage, own, values, None, edge, False, restated=True)
     if kind != AnswerType.NONE:
         return result(bool(values), None if values else "answer_type")
     question_grams = asked.question_grams
@@ -404,6 +408,41 @@ def _check(
     if restated and _restates(pieces + _restated_frame(named, pieces, own_grams), rest, own_grams):
         return result(True, None, restated=True)
     return result(ok_, None if ok_ else "answer_type")
+
+
+#: a reason told before its outcome (docs/prose.md, "Twelfth-pass rules"): Han characters the question does
+#: not say that the sentence must say before the outcome it restates
+TOLD_BEFORE = 12
+
+
+def _outcome_told(
+    pieces: list[str], rest: set[str], own_grams: set[str], text: str, asked: _Asked
+) -> tuple[tuple[int, int, str], ...]:
+    """A reason question without a cause word, answered by a sentence that restates what the question
+    asks about (every bigram beyond the context said by the sentence itself, a piece of two or more
+    characters said whole) after saying at least ``TOLD_BEFORE`` Han characters the question does not before
+    the first piece it restates: the
+    events told before the outcome (``…再次撕裂了十字韧带，被迫又休养一年，不但无缘中国国奥队…``). The value
+    is the text before the outcome; () when the sentence opens with the outcome or does not restate it."""
+    whole = [p for p in pieces if len(p) >= 2 and term_grams(p) <= own_grams]
+    if not whole or not rest <= own_grams:
+        return ()
+    text_n = norm(text)
+    if len(text_n) != len(text):
+        return ()
+    if BACKWARD_RE.match(text_n.lstrip()):
+        return ()  # 因此，… points back: the reason was said before (answering/prose.py joins the two)
+    at = min(text_n.find(p) for p in whole)  # the outcome restated: the first whole piece said
+    if at <= 0:
+        return ()
+    before = text_n[:at]
+    grams = asked.question_grams
+    told = sum(
+        1
+        for i, ch in enumerate(before)
+        if "\u4e00" <= ch <= "\u9fff" and before[i : i + 2] not in grams and before[max(0, i - 1) : i + 1] not in grams
+    )
+    return ((0, at, text[:at]),) if told >= TOLD_BEFORE else ()
 
 
 #: a yes/no question: it ends with 吗 (no other question word: those set ``slot``)

@@ -110,6 +110,10 @@ def headless_field_warning(number: int) -> str:
     return f"field line before any 主题 line; add 主题：… above line {number}"
 
 
+#: a malformed field line before any 主题 line holding one of these is a paragraph of prose, not a field
+_SENTENCE_STOPS = "。！？"
+
+
 def split_field_line(stripped: str) -> tuple[str, str] | None | str:
     """Split ``字段：值``. Returns (field, value), None (not a field line) or a warning."""
     colon = stripped.find(FULLWIDTH_COLON)
@@ -144,8 +148,15 @@ def parse_document(source: str, data: bytes, sha256: str) -> ParsedDocument:
         if split is None:
             continue
         if isinstance(split, str):
-            parsed.field_lines.add(number)
             head = stripped.split(FULLWIDTH_COLON, 1)[0].strip()
+            prose = any(stop in stripped for stop in _SENTENCE_STOPS)
+            if subject is None and prose and head not in DATE_FIELDS and head != ACCESS_FIELD:
+                # before any 主题 line a malformed field line holding sentences is prose like any other field
+                # line there (a paragraph ending in a colon, …。…的数值（单位/米）：; a space beside one,
+                # 耶利米（希伯来文： …）是…。); a bare 地点： stays a warned field line
+                parsed.warnings.append((number, headless_field_warning(number)))
+                continue
+            parsed.field_lines.add(number)
             if head in DATE_FIELDS:
                 # a window we cannot read must not silently widen to "always valid"
                 dated = True

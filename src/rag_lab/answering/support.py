@@ -416,7 +416,7 @@ TOLD_BEFORE = 12
 
 
 def _outcome_told(
-    pieces: list[str], rest: set[str], own_grams: set[str], text: str, asked: _Asked
+    pieces: list[str], rest: AbstractSet[str], own_grams: AbstractSet[str], text: str, asked: _Asked
 ) -> tuple[tuple[int, int, str], ...]:
     """A reason question without a cause word, answered by a sentence that restates what the question
     asks about (every bigram beyond the context said by the sentence itself, a piece of two or more

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.answering.test_prose_answers import corpus
 
-from rag_lab.index import build_index
 from rag_lab.retrieval import query_once
 
 pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
@@ -21,16 +21,6 @@ B = (
 )
 C = "# 望江清风学堂\n\n## 历史\n1931年，望江清风学堂的第二次扩建由马强主持完成。\n"
 EXTENDED = "沧澜博雅学堂的第二次扩建由谁主持完成？"
-
-
-def corpus(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "c"
-    for name, text in files.items():
-        path = root / "documents" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    build_index(root)
-    return root
 
 
 def test_other_documents_left_without_the_name_do_not_conflict(tmp_path: Path) -> None:

@@ -138,8 +138,9 @@ def decide_prose(
     ]
     # a question naming a candidate document's title asks about that document's subject
     pool = [u for u, _c, _s in checked] + [u for u, _s in audited]
-    credited = sorted({p for s in [s for _u, _c, s in checked] + [s for _u, s in audited] for p in _credited(s)})
-    pool += [u for words in _phrases(question, credited) for u in about(words)] if about is not None else []
+    if about is not None:  # the documents about a piece some passing sentence was credited
+        credited = {p for _u, _c, s in checked for p in _credited(s)} | {p for _u, s in audited for p in _credited(s)}
+        pool += [u for words in _phrases(question, credited) for u in about(words)]
     named = _named_titles(question, pool)
     checked = [(u, c, _about_named(s, u, named)) for u, c, s in checked]
     audited = [(u, _about_named(s, u, named)) for u, s in audited]
@@ -252,7 +253,7 @@ JOINED = "joined"
 def _named_titles(question: str, units: list[Unit]) -> frozenset[str]:
     """The normalised titles of the candidates' documents that the question says whole."""
     question_n = norm(question)
-    titles = {norm(document_name(u)) for u in units}
+    titles = {norm(title) for title in {document_name(u) for u in units}}  # one file's units share theirs
     return frozenset(t for t in titles if len(t) >= 2 and t in question_n)
 
 
@@ -260,7 +261,7 @@ def _named_titles(question: str, units: list[Unit]) -> frozenset[str]:
 _PHRASE_CUT = re.compile(r"[的\W]+")
 
 
-def _phrases(question: str, pieces: list[str]) -> list[str]:
+def _phrases(question: str, pieces: set[str]) -> list[str]:
     """The phrase of the question (between 的 and punctuation) around each piece, once each: the
     name a piece is part of (栖霞半山 → 栖霞半山藏书楼), which the lookup then ranks by whole."""
     runs = _PHRASE_CUT.split(norm(question))

@@ -17,11 +17,11 @@ audit is skipped and the support scope says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from rag_lab.index.backend import Store
-from rag_lab.records import Unit
+from rag_lab.records import Candidate, Unit
 from rag_lab.retrieval.expand import paragraph_units
 from rag_lab.retrieval.rank import Ranking, rank
 from rag_lab.retrieval.sources import EvidenceSource
@@ -46,7 +46,6 @@ def audit_units(
     for the decision to reuse); None when ``source`` is no index. ``ranking``: the request's
     scoring of ``question`` on ``source``; when it lifted no key its top ``AUDIT_POOL`` is
     ``rank(question, source, AUDIT_POOL)``'s (one total order), so the question is not scored again."""
-    from rag_lab.answering.prose import PROSE_KINDS
     from rag_lab.answering.support import audit_support
 
     if not isinstance(source, Store):  # the files themselves (CorpusSource): no index to rank
@@ -54,9 +53,8 @@ def audit_units(
     found: list[tuple[Unit, Support]] = []
     reuse = ranking is not None and ranking.question == question and ranking.index is source and not ranking.lifted
     pool = ranking.top(AUDIT_POOL) if ranking is not None and reuse else rank(question, source, AUDIT_POOL)[0]
-    for candidate in pool:
-        unit = candidate["evidence"]
-        if unit["evidence_id"] in seen or unit.get("kind") not in PROSE_KINDS or not source.may_see(unit):
+    for unit in _visible_prose(pool, source):
+        if unit["evidence_id"] in seen:
             continue
         support = audit_support(question, unit)  # support_check(question, unit) when it passes
         if support is not None:
@@ -69,17 +67,22 @@ def units_about(words: str, source: EvidenceSource, verify: Callable[[Unit], Non
     """The prose units of the lexical top ``ABOUT_POOL`` for ``words`` alone that the caller may
     see, each verified: whether the corpus has a document about a piece of the question that a
     passing sentence does not say (answering/prose.py, ``about``). Empty without an index."""
-    from rag_lab.answering.prose import PROSE_KINDS
-
     if not isinstance(source, Store):
         return []
-    found = []
-    for candidate in rank(words, source, ABOUT_POOL, named_keys_first=False)[0]:
+    found = list(_visible_prose(rank(words, source, ABOUT_POOL, named_keys_first=False)[0], source))
+    for unit in found:
+        verify(unit)
+    return found
+
+
+def _visible_prose(candidates: list[Candidate], source: Store) -> Iterator[Unit]:
+    """The prose units of ``candidates``, in order, that the caller may see."""
+    from rag_lab.answering.prose import PROSE_KINDS
+
+    for candidate in candidates:
         unit = candidate["evidence"]
         if unit.get("kind") in PROSE_KINDS and source.may_see(unit):
-            verify(unit)
-            found.append(unit)
-    return found
+            yield unit
 
 
 def previous_sentence(source: EvidenceSource, unit: Unit) -> Unit | None:

@@ -20,6 +20,7 @@ from rag_lab.data.access import AccessRules
 from rag_lab.data.corpus import walk
 from rag_lab.data.documents import warned_name
 from rag_lab.index import Index, build, build_index, default_index_path
+from rag_lab.index.pg_pool import close_pools
 from store_fixtures import sqlite_only
 
 pytestmark = pytest.mark.usefixtures("store")
@@ -133,8 +134,11 @@ def test_the_warnings_read_back_are_the_parsers(docs: list[bytes], sidecar: str 
         patch.setattr(build, "BATCH_FILES", 2)
         if not fast:
             patch.setattr(build, "fast_rows", lambda *args: None)
-        build_index(root)
-        check(root)
+        try:
+            build_index(root)
+            check(root)
+        finally:  # each example's PostgreSQL database keeps idle connections: 40 of them exceed the server's limit
+            close_pools()
 
 
 def test_prose_lines_with_colons_read_back_whole(make_corpus: MakeCorpus) -> None:

@@ -44,6 +44,10 @@ def test_words_ending_in_an_organisation_head_are_no_organisation(text: str) -> 
 def test_who_is_answered_by_an_organisation() -> None:
     assert values("这部电影由谁发行？", "这部电影由华纳兄弟公司发行。", "某片") == ["华纳兄弟公司"]
     assert values("这部电影由谁发行？", "这部电影在全部城市发行。", "某片") == []
+    # without _ORG the aligned span or a place answers these in part (由华纳兄弟公司, 中国)
+    assert values("这部电影是谁发行的？", "这部电影由华纳兄弟公司发行，上映于2001年。", "某片") == ["华纳兄弟公司"]
+    assert values("谁颁发这个奖项？", "这个奖项每年由中国作家协会颁发。", "某奖") == ["中国作家协会"]
+    assert values("该奖项由谁颁发？", "该奖项每年颁发一次，颁发者为中国作家协会。", "某奖") == ["中国作家协会"]
 
 
 # -- 谁: the title as the sentence's subject (support._title_subject) --------------------------

@@ -131,11 +131,11 @@ def test_an_index_of_schema_5_is_refused_with_rebuild(indexed_demo: Path) -> Non
     """Schema 5 kept each unit's extras inline (no ``extras`` table): refused before it is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 8', '\"schema_version\": 5')")
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 5')")
     db.execute("DROP TABLE extras")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 5, this rag_lab reads version 8; rebuild it"):
+    with pytest.raises(IndexError_, match="has schema version 5, this rag_lab reads version 9; rebuild it"):
         Index(path)
 
 
@@ -144,10 +144,10 @@ def test_an_index_of_schema_6_is_refused_with_rebuild(indexed_demo: Path) -> Non
     field-line units would get their field name twice; refused before anything is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 8', '\"schema_version\": 6')")
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 6')")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 6, this rag_lab reads version 8; rebuild it"):
+    with pytest.raises(IndexError_, match="has schema version 6, this rag_lab reads version 9; rebuild it"):
         Index(path)
 
 
@@ -156,12 +156,24 @@ def test_an_index_of_schema_7_is_refused_with_rebuild(indexed_demo: Path) -> Non
     text): read as schema 8 its warnings would not decode; refused before anything is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 8', '\"schema_version\": 7')")
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 7')")
     db.execute("DROP TABLE file_warnings")
     db.execute("CREATE TABLE file_warnings (path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL)")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 7, this rag_lab reads version 8; rebuild it"):
+    with pytest.raises(IndexError_, match="has schema version 7, this rag_lab reads version 9; rebuild it"):
+        Index(path)
+
+
+def test_an_index_of_schema_8_is_refused_with_rebuild(indexed_demo: Path) -> None:
+    """Schema 8 stored every sentence's title and paragraph span in its extras; a reader reads one
+    layout only, so it is refused before anything is read, as every other version is."""
+    path = default_index_path(indexed_demo)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 8')")
+    db.commit()
+    db.close()
+    with pytest.raises(IndexError_, match="has schema version 8, this rag_lab reads version 9; rebuild it"):
         Index(path)
 
 

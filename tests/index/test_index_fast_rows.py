@@ -16,6 +16,7 @@ from rag_lab.data.access import AccessRules
 from rag_lab.data.corpus import walk
 from rag_lab.index import build
 from rag_lab.index.rows import batch_terms, field_rows, prose_rows
+from rag_lab.index.store import stored_extra
 from rag_lab.index.terms import unit_terms
 
 SUBJECTS = ["文科楼共享观测站", "主楼", "Lab A", "表情😀", "e\u0301号楼", "ＣＰＵ室", "a：b"]
@@ -277,7 +278,9 @@ def test_a_prose_document_without_a_heading_is_titled_by_its_file_name() -> None
     rows, texts, warned = prose_rows("documents/游记.md", "第一句。\n\n第二句".encode(), "ab" * 32, 2, "") or ([], [], [])
     assert warned == []
     assert texts == ["游记 第一句。", "游记 第二句"] and [r[2] for r in rows] == [0, 6]
-    assert json.loads(rows[0][13]) == {
+    # schema 9: the title is the file's document name and the paragraph the sentence alone: neither stored
+    assert json.loads(rows[0][13]) == {"headings": [], "kind": "sentence"}
+    assert stored_extra(rows[0][13], "documents/游记.md", [0, 4]) == {
         "headings": [], "kind": "sentence", "parent_span": [0, 4], "title": "游记"
     }  # fmt: skip
     assert prose_rows("a.md", "主题：甲\n一句话。\n".encode(), "ab" * 32, 2, "") is None

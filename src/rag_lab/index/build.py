@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import functools
 import json
 import operator
 import os
@@ -37,11 +38,12 @@ from rag_lab.data.aliases import Alias, general_aliases, read_alias_file
 from rag_lab.data.corpus import CorpusFile, check_corpus_root
 from rag_lab.data.documents import headless_field_warning, warned_name
 from rag_lab.data.names import fold
+from rag_lab.data.prose import SENTENCE
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import write_field_vectors
 from rag_lab.index.freshness import FINGERPRINT, build_walk, digest_of, fast_walk
 from rag_lab.index.rows import batch_terms, compact_text, fast_rows
-from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION, document_name
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
 from rag_lab.index.warned import HEADLESS, derived_texts, message_code, pack
@@ -575,6 +577,8 @@ def _unit_row(unit: Unit, file_id: int, acl: str, extras: dict[str, str | bytes]
     extra = None
     if not unit.keys() <= _UNIT_COLUMNS:
         rest = {k: v for k, v in unit.items() if k not in _UNIT_COLUMNS}
+        if rest.get("kind") == SENTENCE:
+            _leave_out_derived(rest, unit)
         key = repr(rest) if extras is not None else ""
         extra = extras.get(key) if extras is not None else None
         if extra is None:
@@ -615,6 +619,29 @@ def _unit_row(unit: Unit, file_id: int, acl: str, extras: dict[str, str | bytes]
         extra,
         acl,
     )
+
+
+_document_name = functools.lru_cache(maxsize=256)(document_name)
+
+
+def _is_int_pair(value: Any) -> bool:
+    return type(value) is list and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
+
+
+def _leave_out_derived(rest: dict[str, Any], unit: Unit) -> None:
+    """Schema 9: ``rest`` (a sentence's extra keys) without what the reader derives
+    (store.stored_extra): a ``title`` that is the document name of the unit's file, a
+    ``parent_span`` that is the unit's own span (both exactly: a str, two ints). Every sentence
+    data/prose.py makes has both keys; one without either would be read back with it, so it is
+    refused."""
+    if "title" not in rest or "parent_span" not in rest:
+        raise IndexError_(f"sentence unit of {unit['source']!r} has no title or no parent_span")
+    title = rest["title"]
+    if type(title) is str and title == _document_name(unit["source"]):
+        del rest["title"]
+    span = unit["span"]
+    if _is_int_pair(span) and _is_int_pair(rest["parent_span"]) and rest["parent_span"] == span:
+        del rest["parent_span"]
 
 
 class _Batches(Iterator[Batch]):

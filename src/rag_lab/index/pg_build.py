@@ -55,7 +55,7 @@ from rag_lab.index.pg_schema import (
     generation_schema,
 )
 from rag_lab.index.pg_store import connect, current_generation, require_psycopg
-from rag_lab.index.store import stored_text, stored_unit_text
+from rag_lab.index.store import stored_extra, stored_text, stored_unit_text
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 
@@ -181,12 +181,16 @@ class _Gathered:
         self.file_acls.update(row[-1] for row in files)
 
 
+_EXTRAS_MEMO = 1 << 16  # distinct stored extras _Rows remembers (emptied when full)
+
+
 class _Rows:
     """The SQLite build's compact batch rows (schema.py: file ids, 12-byte evidence ids,
     UTF-16 texts, values as offsets) turned back into this store's plain columns."""
 
     def __init__(self) -> None:
         self._files: list[tuple[str, str | None]] = []  # by files-table id - 1: (path, SHA-256 hex)
+        self._extras: dict[str | bytes, str] = {}  # stored extra → its text when whole, else ""
 
     def files(self, batch: Batch) -> list[tuple[Any, ...]]:
         rows = [(*row[:3], None if row[3] is None else row[3].hex(), *row[4:]) for row in batch.files]
@@ -200,8 +204,25 @@ class _Rows:
             if start is not None and end is None:  # the SQLite layout's derived end (schema.py)
                 end = start + len(plain)
             modality = "image" if image else "text"
+            if extra is not None:
+                extra = self._whole_extra(extra, source, start, end)
             yield ("ev_" + ev.hex(), source, sha256, start, end, line, plain, subject, field, value, modality,
-                   vf, vt, None if extra is None else stored_text(extra), acl)
+                   vf, vt, extra, acl)
+
+    def _whole_extra(self, extra: str | bytes, source: str, start: int | None, end: int | None) -> str:
+        """The extra JSON as this store keeps it: whole, with what the SQLite layout leaves out of a
+        sentence's (schema 9: its title, its paragraph span) put back by the reader's own rule."""
+        known = self._extras.get(extra)
+        if known is None:
+            if len(self._extras) >= _EXTRAS_MEMO:
+                self._extras.clear()
+            text = stored_text(extra)
+            whole = stored_extra(extra, source, [0, 0]) == json.loads(text)  # nothing left out
+            known = self._extras[extra] = text if whole else ""
+        if known:
+            return known
+        span = None if start is None or end is None else [start, end]
+        return json.dumps(stored_extra(extra, source, span), ensure_ascii=False, sort_keys=True)
 
 
 def _copy(conn: psycopg.Connection[Any], table: str, columns: list[str], rows: Any) -> None:
@@ -438,17 +459,28 @@ def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder) -> dict[str,
     from rag_lab.index.vectors import VECTOR_KINDS, add_vectors
 
     rows = conn.execute(
-        "SELECT id, text, extra FROM units WHERE extra IS NOT NULL AND (extra::json ->> 'kind') = ANY(%s) ORDER BY id",
+        "SELECT id, text, extra, source, span_start, span_end FROM units "
+        "WHERE extra IS NOT NULL AND (extra::json ->> 'kind') = ANY(%s) ORDER BY id",
         (list(VECTOR_KINDS),),
     ).fetchall()
     scratch = sqlite3.connect(":memory:")
     try:
-        # the SQLite layout's shape (schema 6): a unit's extra is an id into ``extras``
-        scratch.execute("CREATE TABLE units (id INTEGER PRIMARY KEY, text TEXT, extra INTEGER)")
+        # the SQLite layout's shape (schema 9): a unit's extra is an id into ``extras``, its file one
+        # into ``files`` (this store's extras are whole: nothing is derived from path or span here)
+        scratch.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL)")
+        scratch.execute(
+            "CREATE TABLE units (id INTEGER PRIMARY KEY, file INTEGER, span_start INTEGER, span_end INTEGER, "
+            "text TEXT, extra INTEGER)"
+        )
         scratch.execute("CREATE TABLE extras (id INTEGER PRIMARY KEY, extra NOT NULL)")
         scratch.execute("CREATE TABLE vectors (id INTEGER PRIMARY KEY, vec BLOB NOT NULL)")
-        scratch.executemany("INSERT INTO units VALUES (?, ?, ?)", [(uid, text, uid) for uid, text, _ in rows])
-        scratch.executemany("INSERT INTO extras VALUES (?, ?)", [(uid, extra) for uid, _, extra in rows])
+        files = {source: i for i, source in enumerate(dict.fromkeys(row[3] for row in rows), 1)}
+        scratch.executemany("INSERT INTO files VALUES (?, ?)", [(i, source) for source, i in files.items()])
+        scratch.executemany(
+            "INSERT INTO units VALUES (?, ?, ?, ?, ?, ?)",
+            [(uid, files[source], start, end, text, uid) for uid, text, _, source, start, end in rows],
+        )
+        scratch.executemany("INSERT INTO extras VALUES (?, ?)", [(row[0], row[2]) for row in rows])
         entry = add_vectors(scratch, embedder)
         _copy(conn, "vectors", ["id", "vec"], scratch.execute("SELECT id, vec FROM vectors ORDER BY id"))
     finally:

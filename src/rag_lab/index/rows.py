@@ -34,6 +34,7 @@ from rag_lab.data.documents import (
     split_field_line,
 )
 from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, sentence_spans
+from rag_lab.index.schema import document_name
 from rag_lab.index.terms import _MARK, _NON_WORD, codes_of_points, unit_terms
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD
 
@@ -193,10 +194,11 @@ def _prose_rows(
     texts: list[str] = []
     headings: list[tuple[int, str]] = []
     # per heading path: the sentence's search-text prefix (search_text) and its extras JSON up to
-    # the paragraph span (_unit_row: json.dumps of headings, kind, parent_span, title, keys sorted)
+    # the paragraph span (_unit_row: json.dumps of headings, kind, parent_span, title, keys sorted;
+    # schema 9: no title when it is the file's document name, no span when it is the sentence's own)
     prefix = " ".join(p for p in dict.fromkeys([title, ""]) if p)
-    extra_head = f'{{"headings": [], "kind": "{SENTENCE}", "parent_span": ['
-    extra_tail = f"], \"title\": {title_json}}}"
+    extra_head = f'{{"headings": [], "kind": "{SENTENCE}"'
+    extra_tail = "}" if title == document_name(source) else f', "title": {title_json}}}'
     paragraph: list[tuple[int, int, str, list[tuple[int, int]]]] = []  # (line start, number, line, sentence spans)
     bounds = [0, 0]  # the paragraph's span: its first sentence's line body start, its last one's line end
     count = 0
@@ -204,7 +206,11 @@ def _prose_rows(
     sha = hashlib.sha256
 
     def close_paragraph() -> None:
-        extra = compact_text(f"{extra_head}{bounds[0]}, {bounds[1]}{extra_tail}")
+        first = paragraph[0]
+        if len(paragraph) == 1 and len(first[3]) == 1 and [first[0] + a for a in first[3][0]] == bounds:
+            extra = compact_text(extra_head + extra_tail)  # one sentence: its paragraph is its span
+        else:
+            extra = compact_text(f'{extra_head}, "parent_span": [{bounds[0]}, {bounds[1]}]{extra_tail}')
         add, add_text = rows.append, texts.append
         for at_line, number, line, spans in paragraph:
             for a, b in spans:
@@ -237,7 +243,7 @@ def _prose_rows(
             headings = [h for h in headings if h[0] < level] + [(level, heading)]
             names = [h for _, h in headings]
             prefix = " ".join(p for p in dict.fromkeys([title, names[-1]]) if p)
-            extra_head = f'{{"headings": {dumps(names)}, "kind": "{SENTENCE}", "parent_span": ['
+            extra_head = f'{{"headings": {dumps(names)}, "kind": "{SENTENCE}"'
             continue
         lead = len(line) - len(line.lstrip())
         marker = _MARKER.match(line, lead)

@@ -24,11 +24,20 @@ its line numbers and message codes packed (code 0: the ``主题`` warning made f
 number, else an id into ``warning_messages``, each distinct message once), and a warned line's
 text only when it is not the text of its units joined; ``warning_lines`` refers to its file by
 id and is keyed by the name (no separate index).
+
+Version 9 leaves out of a sentence's extras what its file row and its own columns give: its
+``title`` when it is the file's document name (:func:`document_name`: a document without a
+heading is titled by its file name), its ``parent_span`` when its paragraph is the sentence
+alone (the span is the unit's own). The reader (index/store.py ``stored_extra``) puts them
+back; a sentence of a generated field-line document with an ASCII-colon line then shares one
+``extras`` row with every other such sentence instead of a row each.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+from pathlib import PurePosixPath
+
+SCHEMA_VERSION = 9
 
 FILE_KINDS = ("document", "image", "access", "aliases")
 """The kinds of corpus file (data/corpus.py); ``files.kind`` is a position in this tuple."""
@@ -67,7 +76,8 @@ CREATE TABLE units (
     valid_from TEXT, valid_to TEXT, extra INTEGER, acl INTEGER NOT NULL
 );
 -- each distinct extra-keys JSON of the units once (TEXT, or a UTF-16-LE BLOB when shorter), id 1..
--- in the order of the stored values (so the ids depend on the corpus only)
+-- in the order of the stored values (so the ids depend on the corpus only); a sentence's JSON has no
+-- "title" when it is document_name(its file's path), no "parent_span" when that is the unit's span
 CREATE TABLE extras (id INTEGER PRIMARY KEY, extra NOT NULL);
 -- names per kind (0 subject, 1 field) and ACL, with their unit counts
 CREATE TABLE names (name INTEGER NOT NULL, kind INTEGER NOT NULL, acl INTEGER NOT NULL, units INTEGER NOT NULL,
@@ -105,3 +115,10 @@ CREATE INDEX images_attrs ON images (color, size, shape);
 
 LENGTHS_CHUNK = 1 << 16
 """Unit ids per ``unit_lengths`` row."""
+
+
+def document_name(path: str) -> str:
+    """A corpus file's document name: its file name without the extension (data/prose.py
+    ``document_title`` when a document has no heading). A sentence whose ``title`` is this name
+    of its file's path stores no title (schema 9)."""
+    return PurePosixPath(path).stem

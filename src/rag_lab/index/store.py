@@ -20,10 +20,11 @@ import numpy.typing as npt
 
 from rag_lab.data.access import PUBLIC, Principal, visible_acls
 from rag_lab.data.aliases import Alias
+from rag_lab.data.prose import SENTENCE
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
-from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION
+from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION, document_name
 from rag_lab.index.warned import decoded, joined_text
 from rag_lab.records import FULLWIDTH_COLON, Unit
 
@@ -85,8 +86,23 @@ def _row_to_unit(row: Sequence[Any]) -> Unit:
     if row[14] is not None:
         unit["valid_to"] = row[14]
     if row[15] is not None:
-        unit.update(json.loads(stored_text(row[15])))
+        unit.update(stored_extra(row[15], row[2], unit["span"]))
     return unit
+
+
+def stored_extra(extra: str | bytes, source: str, span: list[int] | None) -> dict[str, Any]:
+    """A unit's extra keys from its stored JSON (schema.py): a sentence stores no ``title``
+    when it is its file's document name (:func:`~rag_lab.index.schema.document_name` of
+    ``source``, the file row's path) and no ``parent_span`` when its paragraph is its own span;
+    both come back here, the keys in the sorted order the JSON was written in."""
+    rest: dict[str, Any] = json.loads(stored_text(extra))
+    if rest.get("kind") == SENTENCE and ("title" not in rest or "parent_span" not in rest):
+        if "parent_span" not in rest and span is not None:
+            rest["parent_span"] = [span[0], span[1]]
+        if "title" not in rest:
+            rest["title"] = document_name(source)
+        rest = dict(sorted(rest.items()))
+    return rest
 
 
 class _RowMemo:

@@ -10,14 +10,13 @@ is never compared with vectors of another model. Lexical retrieval never needs t
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from rag_lab.index.store import stored_text
+from rag_lab.index.store import stored_extra, stored_text
 from rag_lab.index.terms import search_text
 from rag_lab.neural import Embedder, require_embedder
 
@@ -38,12 +37,15 @@ def add_vectors(
     """Embed every prose unit of a freshly written ``units`` table; returns the config entry."""
     model = embedder or require_embedder()
     rows = []
-    for uid, text, extra in db.execute(
-        "SELECT u.id, u.text, x.extra FROM units u JOIN extras x ON x.id = u.extra ORDER BY u.id"
+    for uid, text, extra, source, start, end in db.execute(
+        "SELECT u.id, u.text, x.extra, f.path, u.span_start, u.span_end FROM units u "
+        "JOIN extras x ON x.id = u.extra JOIN files f ON f.id = u.file ORDER BY u.id"
     ):
-        rest = json.loads(stored_text(extra))  # TEXT or UTF-16 BLOB (schema.py)
+        plain = stored_text(text)  # TEXT or UTF-16 BLOB (schema.py); a prose unit stores its whole text
+        span = None if start is None else [start, start + len(plain) if end is None else end]
+        rest = stored_extra(extra, source, span)  # a sentence's title and paragraph as stored or derived
         if rest.get("kind") in VECTOR_KINDS:
-            rows.append((uid, {"text": stored_text(text), **rest}))
+            rows.append((uid, {"text": plain, **rest}))
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
         texts = [search_text(unit) for _id, unit in chunk]

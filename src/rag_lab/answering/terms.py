@@ -77,7 +77,12 @@ RUN_RE = re.compile(r"\w+")
 STRICT_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
 
 
+@functools.lru_cache(maxsize=4096)
 def norm(text: str) -> str:
+    """``text`` NFKC-normalised and casefolded. Memoised: one prose request normalises its question
+    ≈ 150 times and each candidate sentence up to 6 times (the support check, typed values, the
+    aligned span, the named-document test), and NFKC costs ≈ 1,500 instructions a character on
+    text holding full-width punctuation (，。？), ≈ 7 M instructions a request before."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 

@@ -6,7 +6,9 @@ unit the full check fails, so ``audit_support`` is exactly the check it skips.
   and sentences drawn from a vocabulary that makes every rule meet (cue words and their cues, kinds
   and their instances, answer heads, digits, Latin runs, one piece unsaid, a context naming part
   of a term), and on the demo prose corpus's questions against every one of its sentences;
-* ``terms.norm`` memoised is NFKC + casefold.
+* ``terms.norm`` memoised is NFKC + casefold; ``terms._split_by_context`` growing each match from
+  its bigram is the longest-first search it replaced; ``_framed``'s parts' bigrams said by the
+  context, found by substring, are those among the context's ``bigrams``.
 """
 
 from __future__ import annotations
@@ -134,3 +136,40 @@ def test_the_prefilter_on_the_demo_corpus() -> None:
 def test_memoised_norm_is_nfkc_casefold(text: str) -> None:
     assert terms.norm(text) == unicodedata.normalize("NFKC", text).casefold()
     assert terms.norm(text) == unicodedata.normalize("NFKC", text).casefold()
+
+
+def _split_longest_first(terms_: tuple[str, ...], context: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``terms._split_by_context`` as it was before preq12 (longest match first at each place)."""
+    named: list[str] = []
+    pieces: list[str] = []
+    for term in terms_:
+        i, current = 0, ""
+        while i < len(term):
+            length = next((n for n in range(len(term) - i, 1, -1) if term[i : i + n] in context), 0)
+            if length:
+                named.append(term[i : i + length])
+                if current:
+                    pieces.append(current)
+                current, i = "", i + length
+            else:
+                current, i = current + term[i], i + 1
+        if current:
+            pieces.append(current)
+    return tuple(named), tuple(pieces)
+
+
+small = st.text(alphabet="沧澜博雅学堂位于王生ab1", min_size=1, max_size=9)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(small, min_size=1, max_size=4), st.text(alphabet="沧澜博雅学堂位于王生ab1 ，·", max_size=16))
+def test_the_split_grown_from_its_bigram_is_the_longest_first_split(found: list[str], context: str) -> None:
+    assert terms._split_by_context.__wrapped__(tuple(found), context) == _split_longest_first(tuple(found), context)
+
+
+@settings(max_examples=500, deadline=None)
+@given(questions(), units())
+def test_the_parts_said_by_the_context_are_among_its_bigrams(question: str, unit: Unit) -> None:
+    framed = support._framed.__wrapped__(question, support.unit_context(unit))
+    assert framed.in_context == framed.grams & frozenset(terms.bigrams(framed.context))
+    assert framed.rest == framed.grams - framed.in_context

@@ -245,20 +245,11 @@ def _asked(question: str) -> _Asked:
     )
 
 
-@functools.lru_cache(maxsize=1024)
-def _context_grams(context: str) -> tuple[str, frozenset[str]]:
-    """A unit's context (``unit_context``) normalised, and its bigrams: sentences of one file
-    share their title and headings, so most candidates' contexts were seen before."""
-    context_n = norm(context)
-    return context_n, frozenset(bigrams(context_n))
-
-
 class _Framed(NamedTuple):
     """What the support check reads of the question under one context (title, headings…),
     made once per (question, context) (``_framed``): the sentences of one file share it."""
 
     context: str  # normalised
-    context_grams: frozenset[str]
     named: tuple[str, ...]  # the parts of the terms the context says (split_by_context)
     pieces: tuple[str, ...]  # … and the pieces between them, which the sentence must say
     parts: tuple[tuple[str, frozenset[str]], ...]  # named + pieces, each with its term_grams
@@ -270,12 +261,14 @@ class _Framed(NamedTuple):
 @functools.lru_cache(maxsize=1024)
 def _framed(question: str, context: str) -> _Framed:
     terms = list(_asked(question).terms)
-    context_n, context_grams = _context_grams(context)
+    context_n = norm(context)
     named, pieces = split_by_context(terms, context_n)
     parts = tuple((t, frozenset(term_grams(t))) for t in named + pieces)
     grams = frozenset().union(*(g for _, g in parts)) if terms else frozenset()
-    in_context = grams & context_grams
-    return _Framed(context_n, context_grams, tuple(named), tuple(pieces), parts, grams, in_context, grams - in_context)
+    # a part's bigram (or lone character) is made of word characters, so the context says it as one
+    # of its ``bigrams`` exactly when it holds it: tested on the few parts' bigrams, not all of its own
+    in_context = frozenset([g for g in grams if g in context_n])
+    return _Framed(context_n, tuple(named), tuple(pieces), parts, grams, in_context, grams - in_context)
 
 
 class _Said(NamedTuple):

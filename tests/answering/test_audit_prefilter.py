@@ -173,3 +173,11 @@ def test_the_parts_said_by_the_context_are_among_its_bigrams(question: str, unit
     framed = support._framed.__wrapped__(question, support.unit_context(unit))
     assert framed.in_context == framed.grams & frozenset(terms.bigrams(framed.context))
     assert framed.rest == framed.grams - framed.in_context
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(WORDS + ASK), chars), min_size=3, max_size=3))
+def test_the_cue_word_a_question_ends_with_is_found_once(ends: list[str]) -> None:
+    from rag_lab.answering.align import CUE_WORDS, _cue_asked
+
+    assert _cue_asked(tuple(ends)) == next((w for w in CUE_WORDS if any(e.endswith(w) for e in ends)), "")

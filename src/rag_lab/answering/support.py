@@ -176,6 +176,11 @@ def _may_add(question: str) -> frozenset[str]:
     return frozenset().union(*cued, *kinds)
 
 
+#: the verdicts of the term stage alone (``_check``'s ``terms_only``), of which ``_may_pass`` reads only ``ok``
+_TERMS_PASS = Support(True, AnswerType.NONE, (), (), (), 1.0, 1.0, (), None)
+_TERMS_FAIL = Support(False, AnswerType.NONE, (), (), (), 0.0, 0.0, (), "terms")
+
+
 def _may_pass(question: str, text: str, unit: Unit, framed: _Framed) -> bool:
     """False only if ``audit_support(question, unit)`` is None (docs/prose.md, "The audit's
     pre-filter"): the check's term stage (``_check``, ``terms_only``) made with an upper bound of
@@ -388,8 +393,8 @@ def _check(
     failed = None if grams else "no_terms"
     if grams and (not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions):
         failed = "terms"
-    if terms_only:  # the term stage alone (``_may_pass``): ok when it passes
-        return Support(failed is None, kind, tuple(terms), covered, missing, coverage, own, (), failed)
+    if terms_only:  # the term stage alone (``_may_pass``): only its verdict is read
+        return _TERMS_FAIL if failed is not None else _TERMS_PASS
     if failed is not None and verdict_only:  # the typed values only describe a unit that fails
         return Support(False, kind, tuple(terms), covered, missing, coverage, own, (), failed)
     own_hit = set(grams & own_grams)

@@ -1,6 +1,6 @@
 """The request path's caches (issue 18, preq10): the question's analysis (``support._asked``), a
-context's bigrams (``support._context_grams``) and ``terms._split_by_context`` are made once and
-reused; a reused value must never differ from a fresh one, nor leak from one question to another."""
+context's normalised text (``terms.norm``; preq10 cached its bigrams, preq12 tests the parts' bigrams
+on it) and ``terms._split_by_context`` are made once and reused; a reused value must never differ from a fresh one, nor leak from one question to another."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ UNITS = tuple(
 
 def clear() -> None:
     support._asked.cache_clear()
-    support._context_grams.cache_clear()
+    terms.norm.cache_clear()
     terms._split_by_context.cache_clear()
 
 

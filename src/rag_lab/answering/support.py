@@ -158,8 +158,56 @@ def audit_support(question: str, unit: Unit) -> Support | None:
     """``support_check(question, unit)`` when it passes, else None, made as :func:`passes` makes
     it: a passing unit's check is complete whichever way it is made (only a failing one is cut
     short), so the decision reuses the audit's (answering/prose.py, ``audit_supports``)."""
+    framed = _framed(question, unit_context(unit))
+    if not _may_pass(question, str(unit.get("text", "")), unit, framed):
+        return None  # proved to fail (``_may_pass``): the check is not made
     support = _graded(question, unit, None, verdict_only=True)
     return support if support.ok else None
+
+
+@functools.lru_cache(maxsize=256)
+def _may_add(question: str) -> frozenset[str]:
+    """Every bigram the sentence's cue words or asked kinds may add to what it says of the question
+    (``_said``: ``said_by_cue``'s words inside the terms, the asked kinds among the terms that
+    ``instances`` finds), whatever the sentence: an upper bound for ``_may_pass``."""
+    asked = _asked(question)
+    cued = [term_grams(w) for w in _cue_words_inside(asked.terms)]
+    kinds = [term_grams(k) for k in asked.kinds if k in asked.terms]
+    return frozenset().union(*cued, *kinds)
+
+
+#: the verdicts of the term stage alone (``_check``'s ``terms_only``), of which ``_may_pass`` reads only ``ok``
+_TERMS_PASS = Support(True, AnswerType.NONE, (), (), (), 1.0, 1.0, (), None)
+_TERMS_FAIL = Support(False, AnswerType.NONE, (), (), (), 0.0, 0.0, (), "terms")
+
+
+def _may_pass(question: str, text: str, unit: Unit, framed: _Framed) -> bool:
+    """False only if ``audit_support(question, unit)`` is None (docs/prose.md, "The audit's
+    pre-filter"): the check's term stage (``_check``, ``terms_only``) made with an upper bound of
+    what the sentence says instead of ``_said`` — every bigram of the question's parts the text
+    holds (a part's bigram is inside a word run, so ``in`` finds exactly the text's ``bigrams``
+    among them) and every one a cue word or asked kind may add (``_may_add``) — first plain, then
+    with each piece ``_graded`` could leave unsaid credited. Every test of that stage only grows
+    with what the sentence says of the parts' bigrams (coverage, own share, covered parts, the
+    partial-coverage exception, mentions, the unsaid piece's others said whole) or does not
+    depend on it (strict runs, the kind words, the counts), so a unit the full check passes
+    passes the bound; a unit failing the bound fails the check, without its ``_said``, typed
+    values or aligned span."""
+    grams = framed.grams
+    if not grams:
+        return False  # no_terms
+    text_n = norm(text)
+    asked = _asked(question)
+    said = frozenset([g for g in grams if g in text_n]) | (grams & _may_add(question))
+    heads = any(h in text_n for h in asked.heads_n) or bool(said_by_cue(list(asked.heads), text_n))
+    bound = _Said(text_n, said, said, (), heads)
+    if _check(question, unit, frozenset(), True, framed, bound, terms_only=True).ok:
+        return True
+    return any(
+        _check(question, unit, frozenset(term_grams(piece)), True, framed, bound, terms_only=True).ok
+        for piece in framed.pieces
+        if len(piece) >= 2 and piece not in asked.kind_words and _may_go_unsaid(piece, framed, bound)
+    )
 
 
 class _Asked(NamedTuple):
@@ -202,20 +250,11 @@ def _asked(question: str) -> _Asked:
     )
 
 
-@functools.lru_cache(maxsize=1024)
-def _context_grams(context: str) -> tuple[str, frozenset[str]]:
-    """A unit's context (``unit_context``) normalised, and its bigrams: sentences of one file
-    share their title and headings, so most candidates' contexts were seen before."""
-    context_n = norm(context)
-    return context_n, frozenset(bigrams(context_n))
-
-
 class _Framed(NamedTuple):
     """What the support check reads of the question under one context (title, headings…),
     made once per (question, context) (``_framed``): the sentences of one file share it."""
 
     context: str  # normalised
-    context_grams: frozenset[str]
     named: tuple[str, ...]  # the parts of the terms the context says (split_by_context)
     pieces: tuple[str, ...]  # … and the pieces between them, which the sentence must say
     parts: tuple[tuple[str, frozenset[str]], ...]  # named + pieces, each with its term_grams
@@ -227,12 +266,14 @@ class _Framed(NamedTuple):
 @functools.lru_cache(maxsize=1024)
 def _framed(question: str, context: str) -> _Framed:
     terms = list(_asked(question).terms)
-    context_n, context_grams = _context_grams(context)
+    context_n = norm(context)
     named, pieces = split_by_context(terms, context_n)
     parts = tuple((t, frozenset(term_grams(t))) for t in named + pieces)
     grams = frozenset().union(*(g for _, g in parts)) if terms else frozenset()
-    in_context = grams & context_grams
-    return _Framed(context_n, context_grams, tuple(named), tuple(pieces), parts, grams, in_context, grams - in_context)
+    # a part's bigram (or lone character) is made of word characters, so the context says it as one
+    # of its ``bigrams`` exactly when it holds it: tested on the few parts' bigrams, not all of its own
+    in_context = frozenset([g for g in grams if g in context_n])
+    return _Framed(context_n, tuple(named), tuple(pieces), parts, grams, in_context, grams - in_context)
 
 
 class _Said(NamedTuple):
@@ -313,10 +354,13 @@ def _check(
     verdict_only: bool = False,
     framed: _Framed | None = None,
     said: _Said | None = None,
+    terms_only: bool = False,
 ) -> Support:
     """``support_check`` without the paraphrase test; ``credited``: bigrams counted as said by the
     sentence (those of a piece the paraphrase test may credit); ``verdict_only``: see :func:`passes`.
-    ``framed``, ``said``: the unit's ``_framed`` and ``_said`` records (made here when not given)."""
+    ``framed``, ``said``: the unit's ``_framed`` and ``_said`` records (made here when not given);
+    ``terms_only``: stop after the term stage, ok when it passes (``_may_pass``: keep every test of
+    that stage monotone in ``said``'s bigrams of the parts, or independent of them)."""
     asked = _asked(question)  # the question's own analysis, once per question
     kind, word, question_n = asked.kind, asked.word, asked.question_n
     terms, heads = list(asked.terms), list(asked.heads)
@@ -349,6 +393,8 @@ def _check(
     failed = None if grams else "no_terms"
     if grams and (not strict_ok or missing or coverage < COVERAGE_MIN or own < OWN_MIN or not mentions):
         failed = "terms"
+    if terms_only:  # the term stage alone (``_may_pass``): only its verdict is read
+        return _TERMS_FAIL if failed is not None else _TERMS_PASS
     if failed is not None and verdict_only:  # the typed values only describe a unit that fails
         return Support(False, kind, tuple(terms), covered, missing, coverage, own, (), failed)
     own_hit = set(grams & own_grams)

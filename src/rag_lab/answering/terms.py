@@ -77,7 +77,12 @@ RUN_RE = re.compile(r"\w+")
 STRICT_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
 
 
+@functools.lru_cache(maxsize=4096)
 def norm(text: str) -> str:
+    """``text`` NFKC-normalised and casefolded. Memoised: one prose request normalises its question
+    ≈ 150 times and each candidate sentence up to 6 times (the support check, typed values, the
+    aligned span, the named-document test), and NFKC costs ≈ 1,500 instructions a character on
+    text holding full-width punctuation (，。？), ≈ 7 M instructions a request before."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -154,7 +159,13 @@ def _split_by_context(terms: tuple[str, ...], context: str) -> tuple[tuple[str, 
     for term in terms:
         i, current = 0, ""
         while i < len(term):
-            length = next((n for n in range(len(term) - i, 1, -1) if term[i : i + n] in context), 0)
+            # the longest term[i : i + n], n ≥ 2, that the context says: every shorter one it starts
+            # is said too, so it is found growing from the bigram (none when the bigram is not said)
+            length = 0
+            if i + 2 <= len(term) and term[i : i + 2] in context:
+                length = 2
+                while i + length < len(term) and term[i : i + length + 1] in context:
+                    length += 1
             if length:
                 named.append(term[i : i + length])
                 if current:

@@ -70,4 +70,5 @@ def test_a_terms_bit_sets_are_the_masks_at_its_second_lookup() -> None:
     assert term._pairs is pairs
     plain = TermPostings(ids.size, ids.nbytes, lambda: (ids, lambda pos, units: np.ones(len(units))), universe)
     plain._membership()
-    assert np.array_equal(plain._membership(), by_mask(ids, universe))
+    bits = plain._membership()
+    assert bits is not None and np.array_equal(bits, by_mask(ids, universe))

@@ -58,6 +58,44 @@ class TfWeights:
         return weight
 
 
+def packed_bits(ids: npt.NDArray[Any], universe: int, more: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
+    """A bit per unit id below ``universe``: ``np.packbits(mask, bitorder="little")`` of the
+    mask set at ``ids`` (``uint8``); with ``more``, a ``uint16`` array whose high byte is the
+    bit set of ``more`` the same way (:meth:`TermPostings._membership`'s pairs).
+
+    ``ids`` and ``more`` are strictly ascending ids in ``[0, universe)`` (a term's postings;
+    anything else goes the mask's way, :func:`_packed_by_mask`), so a byte
+    is the *sum* of its ids' bits ``1 << (id & 7)``: one ``bincount`` (exact: integers below
+    2**16 in float64) over ``universe / 8`` bytes rather than a mask of ``universe`` bools
+    made, set through ``int32`` indices and packed — at 100,000 documents ≈ 75 µs a term
+    instead of ≈ 170–300 µs, paid at a common term's second lookup, so by every new question
+    (tests/index/test_postings_lazy.py: equal to the mask)."""
+    if not (_inside(ids, universe) and (more is None or _inside(more, universe))):
+        return _packed_by_mask(ids, universe, more)  # what the mask makes of them (or its error)
+    size = (universe + 7) // 8
+    sums = np.bincount(ids >> 3, weights=np.left_shift(1, ids & 7), minlength=size)
+    if more is not None:
+        sums += np.bincount(more >> 3, weights=np.left_shift(256, more & 7), minlength=size)
+    return sums.astype(np.uint8 if more is None else np.uint16)
+
+
+def _inside(ids: npt.NDArray[Any], universe: int) -> bool:
+    """Strictly ascending ids, all in ``[0, universe)``."""
+    return not ids.size or bool(ids[0] >= 0 and ids[-1] < universe and (ids.size < 2 or (ids[1:] > ids[:-1]).all()))
+
+
+def _packed_by_mask(ids: npt.NDArray[Any], universe: int, more: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
+    """:func:`packed_bits` the plain way: a mask of ``universe`` bools, set and packed."""
+    mask = np.zeros(universe, bool)
+    mask[ids] = True
+    packed: npt.NDArray[Any] = np.packbits(mask, bitorder="little")
+    if more is None:
+        return packed
+    mask[:] = False
+    mask[more] = True
+    return packed.astype(np.uint16) | (np.packbits(mask, bitorder="little").astype(np.uint16) << 8)
+
+
 class TermPostings:
     """One term's visible postings: ``df``, and its ids and weights decoded on demand.
 
@@ -137,20 +175,15 @@ class TermPostings:
         if bits is None and self._may_have_bits():
             self._lookups += 1
             if self._lookups >= 2:
-                mask = np.zeros(self.universe, bool)
                 ids, weight_of = self._state()
-                mask[ids] = True
-                packed: npt.NDArray[Any] = np.packbits(mask, bitorder="little")
-                if isinstance(weight_of, TfWeights):  # the same buffer, cleared where it was set
-                    mask[ids] = False
-                    mask[weight_of.more_ids] = True
+                if isinstance(weight_of, TfWeights):
                     # both bit sets in one array: byte k of the tf > 1 set in the high byte of item k,
                     # so one gather reads both for a candidate (add_common); the shifts and the & 1
                     # of weights_at read the low byte alone
-                    packed = packed.astype(np.uint16)
-                    packed |= np.packbits(mask, bitorder="little").astype(np.uint16) << 8
-                    self._pairs = packed
-                bits = self._bits = packed
+                    bits = self._pairs = packed_bits(ids, self.universe, weight_of.more_ids)
+                else:
+                    bits = packed_bits(ids, self.universe)
+                self._bits = bits
         return bits
 
     def _ready(self, probe: _Probe) -> TfWeights | None:

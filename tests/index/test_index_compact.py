@@ -139,15 +139,17 @@ def test_an_index_of_schema_5_is_refused_with_rebuild(indexed_demo: Path) -> Non
         Index(path)
 
 
-def test_an_index_of_schema_6_is_refused_with_rebuild(indexed_demo: Path) -> None:
-    """Schema 6 stored each field line's whole text and every span's end: read as schema 7, its
-    field-line units would get their field name twice; refused before anything is read."""
+@pytest.mark.parametrize("version", [6, 8])
+def test_an_index_of_an_older_schema_is_refused_with_rebuild(indexed_demo: Path, version: int) -> None:
+    """Schema 6 stored each field line's whole text and every span's end (read as schema 7, its
+    field-line units would get their field name twice); schema 8 every sentence's title and
+    paragraph span in its extras. A reader reads one layout only: refused before anything is read."""
     path = default_index_path(indexed_demo)
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 6')")
+    db.execute(f"UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": {version}')")
     db.commit()
     db.close()
-    with pytest.raises(IndexError_, match="has schema version 6, this rag_lab reads version 9; rebuild it"):
+    with pytest.raises(IndexError_, match=f"has schema version {version}, this rag_lab reads version 9; rebuild it"):
         Index(path)
 
 
@@ -164,17 +166,6 @@ def test_an_index_of_schema_7_is_refused_with_rebuild(indexed_demo: Path) -> Non
     with pytest.raises(IndexError_, match="has schema version 7, this rag_lab reads version 9; rebuild it"):
         Index(path)
 
-
-def test_an_index_of_schema_8_is_refused_with_rebuild(indexed_demo: Path) -> None:
-    """Schema 8 stored every sentence's title and paragraph span in its extras; a reader reads one
-    layout only, so it is refused before anything is read, as every other version is."""
-    path = default_index_path(indexed_demo)
-    db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = replace(value, '\"schema_version\": 9', '\"schema_version\": 8')")
-    db.commit()
-    db.close()
-    with pytest.raises(IndexError_, match="has schema version 8, this rag_lab reads version 9; rebuild it"):
-        Index(path)
 
 
 def test_a_lone_surrogate_matches_nothing(indexed_demo: Path) -> None:

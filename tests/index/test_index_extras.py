@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.index.test_index_warnings import build_and_check
 
 import rag_lab.index.vectors
 from rag_lab.data import extract_corpus
 from rag_lab.errors import IndexError_
-from rag_lab.index import Index, build, build_index, default_index_path
+from rag_lab.index import Index, build_index, default_index_path
 from rag_lab.index.build import _unit_row
-from rag_lab.index.pg_pool import close_pools
 from rag_lab.index.store import _row_to_unit, stored_text
 from rag_lab.records import Unit
 from store_fixtures import sqlite_only
@@ -82,20 +82,12 @@ def check(root: Path) -> list[Unit]:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(documents(), min_size=1, max_size=4), st.sampled_from([0, 2]), st.booleans())
 def test_the_units_read_back_are_the_parsers(docs: list[tuple[str, bytes]], workers: int, fast: bool) -> None:
-    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+    with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         for i, (name, data) in enumerate(docs):
             (root / "documents" / str(i)).mkdir(parents=True)
             (root / "documents" / str(i) / f"{name}.md").write_bytes(data)
-        patch.setattr(build, "_worker_count", lambda files: workers)
-        patch.setattr(build, "BATCH_FILES", 2)
-        if not fast:
-            patch.setattr(build, "fast_rows", lambda *args: None)
-        try:
-            build_index(root)
-            check(root)
-        finally:  # each example's PostgreSQL database keeps idle connections (test_index_warnings.py)
-            close_pools()
+        build_and_check(root, workers, fast, check)
 
 
 CASES = {

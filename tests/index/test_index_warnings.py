@@ -123,13 +123,21 @@ def check(root: Path) -> None:
     st.booleans(),
 )
 def test_the_warnings_read_back_are_the_parsers(docs: list[bytes], sidecar: str | None, workers: int, fast: bool) -> None:
-    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+    with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "documents").mkdir()
         for i, data in enumerate(docs):
             (root / "documents" / f"{i}.md").write_bytes(data)
         if sidecar is not None:
             (root / "access.json").write_text(sidecar)
+        build_and_check(root, workers, fast, check)
+
+
+def build_and_check(root: Path, workers: int, fast: bool, check: Callable[[Path], object]) -> None:
+    """Index ``root`` with ``workers`` forked workers and batches of 2 files, on the fast row path
+    or (``fast`` false) the full one, then ``check(root)``; the stores' idle PostgreSQL connections
+    are closed after: one database per hypothesis example, 40 of them exceed the server's limit."""
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(build, "_worker_count", lambda files: workers)
         patch.setattr(build, "BATCH_FILES", 2)
         if not fast:
@@ -137,7 +145,7 @@ def test_the_warnings_read_back_are_the_parsers(docs: list[bytes], sidecar: str 
         try:
             build_index(root)
             check(root)
-        finally:  # each example's PostgreSQL database keeps idle connections: 40 of them exceed the server's limit
+        finally:
             close_pools()
 
 

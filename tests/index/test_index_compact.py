@@ -167,7 +167,6 @@ def test_an_index_of_schema_7_is_refused_with_rebuild(indexed_demo: Path) -> Non
         Index(path)
 
 
-
 def test_a_lone_surrogate_matches_nothing(indexed_demo: Path) -> None:
     """A question may hold a lone surrogate (not UTF-8): no stored text equals it."""
     with Index(default_index_path(indexed_demo)) as index:

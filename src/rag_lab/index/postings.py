@@ -69,7 +69,7 @@ def packed_bits(ids: npt.NDArray[Any], universe: int, more: npt.NDArray[Any] | N
     2**16 in float64) over ``universe / 8`` bytes rather than a mask of ``universe`` bools
     made, set through ``int32`` indices and packed — at 100,000 documents ≈ 75 µs a term
     instead of ≈ 170–300 µs, paid at a common term's second lookup, so by every new question
-    (tests/index/test_postings_lazy.py: equal to the mask)."""
+    (tests/index/test_postings_bits.py: equal to the mask)."""
     if not (_inside(ids, universe) and (more is None or _inside(more, universe))):
         return _packed_by_mask(ids, universe, more)  # what the mask makes of them (or its error)
     size = (universe + 7) // 8

@@ -1,5 +1,5 @@
-"""The bit sets of a common term (``postings.packed_bits``, made at its second lookup) equal
-the mask they replaced: ``np.packbits`` of a bool per unit, the tf > 1 set in the high byte."""
+"""The bit sets of a common term (``postings.packed_bits``, made once its searches have cost as
+much) equal the mask they replaced: ``np.packbits`` of a bool per unit, the tf > 1 set in the high byte."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_lab.index.postings import TermPostings, TfWeights, _packed_by_mask, packed_bits
+from rag_lab.index.postings import BITS_PAYBACK, TermPostings, TfWeights, _packed_by_mask, packed_bits
 
 
 def by_mask(ids: np.ndarray, universe: int, more: np.ndarray | None = None) -> np.ndarray:
@@ -57,18 +57,18 @@ def test_unsorted_or_outside_ids_take_the_mask_way(universe: int, raw: list[int]
     assert np.array_equal(packed_bits(ids, universe), expected)
 
 
-def test_a_terms_bit_sets_are_the_masks_at_its_second_lookup() -> None:
+def test_a_terms_bit_sets_are_made_once_its_searches_cost_as_much_and_are_the_masks() -> None:
     rng = np.random.default_rng(7)
     universe = 4099
     ids = np.sort(rng.choice(universe, 900, replace=False)).astype(np.int32)
     more = np.sort(rng.choice(ids, 120, replace=False)).astype(np.int32)
     weights = TfWeights(lambda units: np.ones(len(units)), more, np.full(more.size, 2.0))
     term = TermPostings(ids.size, ids.nbytes, lambda: (ids, weights), universe)
-    assert term._membership() is None  # the first lookup makes none
-    pairs = term._membership()
+    price = universe // 8 + ids.size  # 1,412 bytes: paid by 353 candidates searched
+    assert term._membership(100) is None and term._membership(252) is None  # 352 searched
+    pairs = term._membership(1)
     assert pairs is not None and np.array_equal(pairs, by_mask(ids, universe, more))
-    assert term._pairs is pairs
+    assert term._pairs is pairs and BITS_PAYBACK * 353 >= price > BITS_PAYBACK * 352
     plain = TermPostings(ids.size, ids.nbytes, lambda: (ids, lambda pos, units: np.ones(len(units))), universe)
-    plain._membership()
-    bits = plain._membership()
+    bits = plain._membership(universe)  # one lookup costly enough: made at once
     assert bits is not None and np.array_equal(bits, by_mask(ids, universe))

@@ -35,6 +35,9 @@ WeightOf = Callable[[Positions | None, Ids], Weights]
 
 
 BITS_FROM_DF = 128
+BITS_PAYBACK = 4
+"""A candidate found by binary search costs about as much as this many bytes of bit sets made
+(measured: 15–60 ns against 6–8 ns per byte of ``universe / 8`` plus a byte per posting)."""
 
 
 class TfWeights:
@@ -68,8 +71,8 @@ def packed_bits(ids: npt.NDArray[Any], universe: int, more: npt.NDArray[Any] | N
     is the *sum* of its ids' bits ``1 << (id & 7)``: one ``bincount`` (exact: integers below
     2**16 in float64) over ``universe / 8`` bytes rather than a mask of ``universe`` bools
     made, set through ``int32`` indices and packed — at 100,000 documents ≈ 75 µs a term
-    instead of ≈ 170–300 µs, paid at a common term's second lookup, so by every new question
-    (tests/index/test_postings_bits.py: equal to the mask)."""
+    instead of ≈ 170–300 µs, paid once a common term's searches have cost as much
+    (:meth:`TermPostings._membership`; tests/index/test_postings_bits.py: equal to the mask)."""
     if not (_inside(ids, universe) and (more is None or _inside(more, universe))):
         return _packed_by_mask(ids, universe, more)  # what the mask makes of them (or its error)
     size = (universe + 7) // 8
@@ -103,7 +106,7 @@ class TermPostings:
     once per object (two threads may both run it; they compute the same thing).
     """
 
-    __slots__ = ("_bits", "_decode", "_decoded", "_lookups", "_pairs", "_whole", "df", "nbytes", "universe")
+    __slots__ = ("_bits", "_decode", "_decoded", "_pairs", "_searched", "_whole", "df", "nbytes", "universe")
 
     def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
@@ -115,7 +118,7 @@ class TermPostings:
         self._whole: tuple[Ids, Weights] | None = None
         self._bits: npt.NDArray[np.uint8 | np.uint16] | None = None
         self._pairs: npt.NDArray[np.uint16] | None = None  # for TfWeights: _bits, and tf > 1 in the high byte
-        self._lookups = 0
+        self._searched = 0  # candidates looked up by binary search so far (no bit sets yet)
 
     def _state(self) -> tuple[Ids, WeightOf]:
         decoded = self._decoded
@@ -135,12 +138,12 @@ class TermPostings:
             whole = self._whole = (ids, weight_of(np.arange(ids.size), ids))
         return whole
 
-    def weights_at(self, units: npt.NDArray[Any], _counted: bool = False) -> tuple[npt.NDArray[np.bool_], Weights]:
+    def weights_at(self, units: npt.NDArray[Any]) -> tuple[npt.NDArray[np.bool_], Weights]:
         """For ascending ``units``: which of them hold the term, and the tf weights of those."""
         ids, weight_of = self._state()
         if ids.size == 0 or units.size == 0:
             return np.zeros(units.size, bool), np.zeros(0)
-        bits = self._bits if _counted else self._membership()
+        bits = self._membership(units.size)
         if bits is not None:  # which units hold the term by one bit each; positions of the hits only
             if units[0] >= 0 and units[-1] < self.universe:  # ascending: all inside
                 hit = ((bits[units >> 3] >> (units & 7)) & 1).astype(bool)
@@ -166,15 +169,19 @@ class TermPostings:
     def _may_have_bits(self) -> bool:
         return bool(self.universe) and BITS_FROM_DF * self.df >= self.universe
 
-    def _membership(self) -> npt.NDArray[np.uint8 | np.uint16] | None:
-        """A bit per unit id, made at the second lookup of a term with df ≥ universe /
-        ``BITS_FROM_DF`` (its bits take at most 4 bytes per posting): a kept term is then looked
-        up without a binary search over its long list; a term read for one question never pays
-        for it (at 100k documents: 24–66 µs a lookup of 1,034 candidates, was 38–106 µs)."""
+    def _membership(self, asked: int) -> npt.NDArray[np.uint8 | np.uint16] | None:
+        """A bit per unit id, for a term with df ≥ universe / ``BITS_FROM_DF`` (its bits take at
+        most 4 bytes per posting), made once the candidates searched for in its list (``asked``
+        at this lookup) have cost about what making them costs (``BITS_PAYBACK``): a kept term is
+        then looked up without a binary search over its long list, and a term read for a few
+        questions never pays for bit sets, whose cost grows with the corpus (``universe / 8``
+        bytes: at 1,000,000 documents ≈ 4–7 ms a term, as much as ≈ 80 searches of 1,800
+        candidates; at 100k documents a lookup of 1,034 candidates by them took 24–66 µs, by
+        binary search 38–106 µs)."""
         bits = self._bits
         if bits is None and self._may_have_bits():
-            self._lookups += 1
-            if self._lookups >= 2:
+            self._searched += asked
+            if BITS_PAYBACK * self._searched >= self.universe // 8 + self.df:
                 ids, weight_of = self._state()
                 if isinstance(weight_of, TfWeights):
                     # both bit sets in one array: byte k of the tf > 1 set in the high byte of item k,
@@ -199,11 +206,7 @@ class TermPostings:
         """``row[i]`` = this term's tf weight at ``units[i]`` where the unit holds it (the rest
         left as they are): the weights of :meth:`weights_at` (a term :func:`add_common` cannot
         look up with the others: no bit sets yet, another store's weights, units outside)."""
-        ids, _ = self._state()
-        if ids.size == 0:
-            return
-        self._membership()  # counts this lookup (the bit sets are made at the second)
-        hit, weights = self.weights_at(units, _counted=True)
+        hit, weights = self.weights_at(units)
         row[hit] = weights
 
 

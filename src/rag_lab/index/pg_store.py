@@ -31,7 +31,7 @@ from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.pg_pool import pool_for
 from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
-from rag_lab.index.postings import PostingsCache, TermPostings, WeightOf, merge_pieces
+from rag_lab.index.postings import PER_TERM_BYTES, PostingsCache, TermPostings, WeightOf, merge_pieces
 from rag_lab.records import Unit
 
 if TYPE_CHECKING:
@@ -519,4 +519,6 @@ class PgStore:
             return ids, weight_of
 
         raw = sum(len(i) + len(t) + len(n) for i, t, n in blobs)
-        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
+        # held once decoded: the rows' bytes (kept by decode), the ids and every posting's weight;
+        # whole weights and bit sets are counted when made (postings.TermPostings)
+        return TermPostings(df, raw + 12 * df + PER_TERM_BYTES, decode, self._all_units + 1)

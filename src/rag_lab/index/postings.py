@@ -35,6 +35,8 @@ WeightOf = Callable[[Positions | None, Ids], Weights]
 
 
 BITS_FROM_DF = 128
+PER_TERM_BYTES = 1024
+"""What a decoded term holds beside its arrays' data (the objects, their headers, the closure)."""
 BITS_PAYBACK = 4
 """A candidate found by binary search costs about as much as this many bytes of bit sets made
 (measured: 15–60 ns against 6–8 ns per byte of ``universe / 8`` plus a byte per posting)."""
@@ -104,15 +106,23 @@ class TermPostings:
 
     ``decode`` returns the ascending unit ids and a :data:`WeightOf` over them; it runs at most
     once per object (two threads may both run it; they compute the same thing).
+
+    ``nbytes`` is what the object holds: the store's estimate of its stored bytes and decoded
+    arrays, plus what :meth:`whole` and the bit sets add when they are made — then told to the
+    :class:`PostingsCache` holding it (:meth:`_grow`), so the cache is bounded by what its terms
+    hold, not by what they might hold (a common term's bit sets are made only for terms looked
+    up often, see :meth:`_membership`).
     """
 
-    __slots__ = ("_bits", "_decode", "_decoded", "_pairs", "_searched", "_whole", "df", "nbytes", "universe")
+    __slots__ = (
+        "_bits", "_cache", "_decode", "_decoded", "_pairs", "_searched", "_whole", "df", "nbytes", "universe",
+    )
 
     def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
         self.df = df
         self.universe = universe  # unit ids are below it (0: unknown, no bit set is made)
-        # what the object may hold once decoded (the cache's accounting): with its two bit sets
-        self.nbytes = nbytes + (2 * (universe // 8 + 1) if self._may_have_bits() else 0)
+        self.nbytes = nbytes
+        self._cache: PostingsCache | None = None  # the cache holding it, which counts its growth
         self._decode = decode
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
@@ -136,6 +146,7 @@ class TermPostings:
         if whole is None:
             ids, weight_of = self._state()
             whole = self._whole = (ids, weight_of(np.arange(ids.size), ids))
+            self._grow(whole[1].nbytes)
         return whole
 
     def weights_at(self, units: npt.NDArray[Any]) -> tuple[npt.NDArray[np.bool_], Weights]:
@@ -191,7 +202,17 @@ class TermPostings:
                 else:
                     bits = packed_bits(ids, self.universe)
                 self._bits = bits
+                self._grow(bits.nbytes)
         return bits
+
+    def _grow(self, added: int) -> None:
+        """Count ``added`` bytes now held (two threads making the same array both count it: the
+        estimate errs high, and the cache subtracts what was counted when it lets the term go)."""
+        cache = self._cache
+        if cache is None:
+            self.nbytes += added
+        else:
+            cache.grew(self, added)
 
     def _ready(self, probe: _Probe) -> TfWeights | None:
         """This term's :class:`TfWeights` when both its bit sets exist and cover ``probe``'s
@@ -332,10 +353,23 @@ class PostingsCache:
                 if term in self._items or posting.nbytes > self.limit:
                     continue
                 self._items[term] = posting
+                posting._cache = self
                 self._bytes += posting.nbytes
-            while self._bytes > self.limit:
-                _, old = self._items.popitem(last=False)
-                self._bytes -= old.nbytes
+            self._evict()
+
+    def grew(self, posting: TermPostings, added: int) -> None:
+        """``posting`` holds ``added`` more bytes (its whole weights or bit sets were made)."""
+        with self._lock:
+            posting.nbytes += added
+            if posting._cache is self:  # still held: counted, and the least recent let go if over
+                self._bytes += added
+                self._evict()
+
+    def _evict(self) -> None:
+        while self._bytes > self.limit:
+            _, old = self._items.popitem(last=False)
+            old._cache = None
+            self._bytes -= old.nbytes
 
     @property
     def cached_bytes(self) -> int:

@@ -23,7 +23,14 @@ from rag_lab.data.aliases import Alias
 from rag_lab.data.prose import SENTENCE
 from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
-from rag_lab.index.postings import PostingsCache, TermPostings, TfWeights, WeightOf, merge_pieces
+from rag_lab.index.postings import (
+    PER_TERM_BYTES,
+    PostingsCache,
+    TermPostings,
+    TfWeights,
+    WeightOf,
+    merge_pieces,
+)
 from rag_lab.index.schema import LENGTHS_CHUNK, SCHEMA_VERSION, document_name
 from rag_lab.index.warned import decoded, joined_text
 from rag_lab.records import FULLWIDTH_COLON, Unit
@@ -684,7 +691,10 @@ class Index:
             more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
             return ids, TfWeights(self._tf1, more_ids, more_weights)
 
-        return TermPostings(df, 16 * df + raw, decode, self._all_units + 1)
+        # held once decoded: the stored bytes (kept by decode), the ids and the tf > 1 exceptions'
+        # ids and weights; whole weights and bit sets are counted when made (postings.TermPostings)
+        exceptions = sum(len(p[3] or b"") for p in pieces) // 8
+        return TermPostings(df, raw + 4 * df + 12 * exceptions + PER_TERM_BYTES, decode, self._all_units + 1)
 
     def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """BM25's tf weight for the caller's statistics (average length over its units)."""

@@ -1,0 +1,99 @@
+"""The postings cache (index/postings.py ``PostingsCache``) is bounded by what its terms hold:
+a term is counted at its store's estimate when put, and by the bytes of its whole weights and
+bit sets when they are made (``TermPostings._grow``), not by what it might hold one day."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_lab.index import build_index
+from rag_lab.index.backend import open_store, resolve_location
+from rag_lab.index.postings import PostingsCache, TermPostings
+from rag_lab.index.terms import query_terms
+
+
+def term(df: int, universe: int = 4096, seed: int = 0) -> TermPostings:
+    ids = np.sort(np.random.default_rng(seed).choice(universe, df, replace=False)).astype(np.int32)
+    return TermPostings(df, 64 + 4 * df, lambda: (ids, lambda pos, units: np.ones(len(units))), universe)
+
+
+def made(posting: TermPostings) -> int:
+    """The bytes of the arrays a term made after it was put: its whole weights and bit sets."""
+    whole = 0 if posting._whole is None else posting._whole[1].nbytes
+    return whole + (0 if posting._bits is None else posting._bits.nbytes)
+
+
+def check(cache: PostingsCache, evicted: list[TermPostings]) -> None:
+    held = list(cache._items.values())
+    assert cache.cached_bytes == sum(p.nbytes for p in held) <= cache.limit
+    assert all(p._cache is cache for p in held) and all(p._cache is None for p in evicted)
+
+
+def test_growth_is_counted_and_lets_the_least_recent_term_go() -> None:
+    cache = PostingsCache(limit=10_000)
+    a, b = term(900, seed=1), term(900, seed=2)
+    cache.put({1: a, 2: b})
+    assert cache.cached_bytes == 2 * (64 + 4 * 900)
+    found, missing = cache.get([1, 3])  # 1 is now the most recent
+    assert found == {1: a} and missing == [3]
+    b.whole()  # 900 float64 weights: 7,264 + 7,264 > 10,000, so the least recent (b itself) goes
+    assert b.nbytes == 64 + 4 * 900 + 8 * 900 and b._cache is None
+    check(cache, [b])
+    assert cache.cached_bytes == a.nbytes == 64 + 4 * 900
+    a.weights_at(np.arange(0, 4096, 2))  # 2,048 candidates searched: 4 × 2,048 ≥ 4,096 / 8 + 900
+    assert a._bits is not None and a.nbytes == 64 + 4 * 900 + a._bits.nbytes
+    check(cache, [b])
+    before = cache.cached_bytes
+    b.weights_at(np.arange(0, 4096, 2))  # a term let go grows on its own, the cache does not count it
+    assert b._bits is not None and cache.cached_bytes == before
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["put", "get", "whole", "look"]), st.integers(0, 7)), max_size=40),
+       limit=st.integers(2_000, 40_000))
+def test_the_count_is_what_the_held_terms_hold(ops: list[tuple[str, int]], limit: int) -> None:
+    cache = PostingsCache(limit)
+    made_terms: dict[int, TermPostings] = {}
+    for op, k in ops:
+        if op == "put":
+            made_terms[k] = made_terms.get(k) or term(40 + 150 * k, seed=k)
+            cache.put({k: made_terms[k]})
+        elif op == "get":
+            cache.get([k])
+        elif k in made_terms and op == "whole":
+            made_terms[k].whole()
+        elif k in made_terms:
+            made_terms[k].weights_at(np.arange(k, 4096, 3))
+        check(cache, [p for t, p in made_terms.items() if cache._items.get(t) is not p])  # let go or never taken
+        assert all(p.nbytes == 64 + 4 * p.df + made(p) for p in made_terms.values())
+
+
+@pytest.mark.usefixtures("store")  # SQLite and PostgreSQL (tests/conftest.py)
+def test_a_stores_terms_are_counted_as_they_grow(tmp_path: Path) -> None:
+    """Rare terms weighed whole by BM25 and common terms given bit sets by repeated lookups:
+    each term's count is its estimate when put plus exactly what it made, and the cache's total
+    is the sum over the terms it holds."""
+    (tmp_path / "documents").mkdir()
+    for n in range(60):
+        text = "".join("甲乙丙丁戊己庚辛"[(n * 7 + i) % 8] for i in range(4 + n % 5))
+        (tmp_path / "documents" / f"d{n:02d}.md").write_text(f"主题：题{n}\n内容：{text}\n", encoding="utf-8")
+    build_index(tmp_path)
+    with open_store(resolve_location(tmp_path, None), None) as index:
+        postings = index.term_postings(query_terms("甲乙丙丁戊己庚辛内容"))
+        put = {t: p.nbytes for t, p in postings.items()}
+        for t, p in postings.items():
+            if t % 2:
+                p.whole()
+            for _ in range(4):
+                p.weights_at(np.arange(1, 200))
+        assert any(p._bits is not None for p in postings.values())
+        assert any(p._whole is not None for p in postings.values())
+        assert all(p.nbytes == put[t] + made(p) for t, p in postings.items())
+        cache = index._postings_cache
+        assert cache.cached_bytes == sum(p.nbytes for p in cache._items.values())
+        assert set(cache._items) >= set(postings)

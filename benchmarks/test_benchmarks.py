@@ -103,3 +103,23 @@ def test_format_probes_refuse_an_index_of_another_schema(tmp_path: Path) -> None
     (tmp_path / "junk.sqlite").write_bytes(b"not a database" * 100)
     with pytest.raises(SystemExit, match="is not a rag_lab index"):
         require_schema(tmp_path / "junk.sqlite", (3, 4), "probe")
+
+
+def test_request_stream_on_a_small_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """request_stream.py: each pass asks the stream's questions; the cache's count is reported."""
+    import request_stream
+
+    from rag_lab.index.build import build_index
+
+    root = tmp_path / "corpus_300"
+    gen = [sys.executable, str(HERE / "gen_corpus.py"), str(root), "--docs", "300", "--seed", "0",
+           "--manifest", f"{root}.manifest.json"]
+    subprocess.run(gen, check=True, capture_output=True, timeout=600)
+    build_index(root)
+    result = request_stream.child(root, None, 12, 2, 1 << 20)
+    assert result["questions"] == 12 and len(result["passes"]) == 2
+    assert all(p["p50"] > 0 and p["mean"] > 0 for p in result["passes"])
+    assert 0 < result["cached_mib"] <= 1.0  # bounded by the cache asked for
+    monkeypatch.setattr(sys, "argv", ["request_stream.py", str(tmp_path / "nowhere")])
+    with pytest.raises(SystemExit, match="no manifest at"):
+        request_stream.main()

@@ -4,8 +4,8 @@ Every BMP character alone, after a base letter and before a combining mark; gene
 arbitrary and biased toward what could go wrong: the full-width forms it maps to ASCII next to
 combining marks (＜ + U+0338 is ≮, Ａ + U+0301 is Á), half-width katakana and their voiced marks
 (just past the mapped range), jamo and syllables, ligatures, compatibility ideographs, ß, İ and
-astral characters. The memoised users (``answering.terms.norm``, ``generation.verify.normalize``)
-are ``nfkc_fold`` behind an lru_cache.
+astral characters; texts of ``_LONG`` characters or more (mapped by numpy). The memoised users
+(``answering.terms.norm``, ``generation.verify.normalize``) are ``nfkc_fold`` behind an lru_cache.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rag_lab.answering import terms
 from rag_lab.generation import verify
-from rag_lab.text import nfkc_fold
+from rag_lab.text import _LONG, _narrow, _narrow_long, nfkc_fold
 
 
 def reference(text: str) -> str:
@@ -32,6 +32,14 @@ def test_every_bmp_character_alone_after_a_base_and_before_a_combining_mark() ->
         ch = chr(code)
         for text in (ch, "a" + ch, "Ａ" + ch, ch + "\u0301", ch + "\u0338", ch + "\u3099", "\u1100" + ch):
             assert nfkc_fold(text) == reference(text), (hex(code), text)
+
+
+def test_both_ways_of_mapping_agree_on_every_code_point_and_the_long_way_is_used_on_long_text() -> None:
+    every = "".join(chr(code) for code in range(0x110000))  # lone surrogates too
+    assert _narrow_long(every) == _narrow(every)
+    assert len(_narrow(every)) == len(every)
+    mixed = "ＡＢＣ\u0301　＜\u0338主题：ＣＰＵ类型，ß İ ﬁ\u1100\u1161" * (_LONG // 10)
+    assert len(mixed) >= _LONG and nfkc_fold(mixed) == reference(mixed)
 
 
 def test_each_mapped_character_decomposes_to_one_ascii_character_that_decomposes_no_further() -> None:
@@ -77,6 +85,13 @@ def test_tricky_texts(text: str) -> None:
 @given(st.text(max_size=40))
 def test_any_text(text: str) -> None:
     assert nfkc_fold(text) == reference(text)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(alphabet=st.sampled_from(TRICKY), min_size=1, max_size=40), st.text(max_size=40))
+def test_long_texts(tricky: str, any_text: str) -> None:
+    text = (tricky + any_text) * (_LONG // len(tricky + any_text) + 1)  # past _LONG: the numpy way
+    assert len(text) >= _LONG and nfkc_fold(text) == reference(text)
 
 
 @settings(max_examples=200, deadline=None)

@@ -13,24 +13,25 @@ decomposition too), then asks ``unicodedata``. Why that changes nothing:
   decomposition, give the same result: NFKC applies the replacement itself, wherever the
   character stands, whatever stands around it. That a replaced character could now "compose
   with what precedes it" does not arise: NFKC composes after decomposing, so it already sees
-  the ASCII character there (and no ASCII character is the second of a composition anyway).
+  the ASCII character there (and no ASCII character is the second of a canonical composition).
 - Case folding then gets the same string.
 
 What it buys: Chinese text is mostly CJK ideographs and full-width punctuation (，。？：（）).
 The ideographs pass NFKC's quick check, the full-width forms fail it, and a failed check makes
-``unicodedata`` decompose and recompose every character (≈ 1,500 instructions a character).
+``unicodedata`` decompose and recompose every character (≈ 2,300 instructions a character).
 After the replacement the quick check passes and ``normalize`` returns its input after one scan.
 How the characters are replaced, by instructions measured (benchmarks/README.md, "one shared
 NFKC + casefold"): up to ``_LONG`` characters, each distinct one found by a regular-expression
-search is replaced by ``str.replace`` (``str.translate`` with a dict costs ≈ 150 instructions a
-character on non-ASCII text, more than normalising); from ``_LONG`` on (the build's batches of
-joined unit texts), a pass over the code points as a numpy array costs less. A regular-expression
+search is replaced by ``str.replace`` (``str.translate`` with a dict costs ≈ 800 instructions
+a character on non-ASCII text, a third of a full normalisation); from ``_LONG`` on (the build's
+batches of joined unit texts), a pass over the code points as a numpy array costs less. A regular-expression
 gate that skipped ``unicodedata`` for text of known-inert characters (generation/verify.py before)
 cost more instructions than the quick check it saved, at every length measured.
 
 tests/test_text.py checks it against ``unicodedata`` for every BMP character alone, after a base
 letter and before a combining mark, and for generated texts mixing full-width forms with
-combining marks, jamo, ligatures, compatibility ideographs, ß, İ and astral characters.
+combining marks, jamo, ligatures, compatibility ideographs, ß, İ and astral characters, short
+and of ``_LONG`` characters or more.
 """
 
 from __future__ import annotations

@@ -12,28 +12,29 @@ from rag_lab.records import Reason
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when rag_lab is installed elsewhere
 SRC = ROOT / "src" / "rag_lab"
 LAYERS = [
-    "_lazy", "errors", "records", "limits", "neural", "data", "index", "answering", "generation", "retrieval",
-    "evaluation", "render", "integrations", "cli", "server", "demo",
+    "_lazy", "errors", "records", "text", "limits", "neural", "data", "index", "answering", "generation",
+    "retrieval", "evaluation", "render", "integrations", "cli", "server", "demo",
 ]
 # Each stage may import only stages to its left (plus itself); cli and server import anything below them.
 ALLOWED = {
     "_lazy": set(),  # the packages' first-use names (module __getattr__); imports nothing of ours
     "errors": set(),
     "records": {"errors"},
+    "text": set(),  # nfkc_fold: NFKC + case folding for every stage that compares text
     "limits": {"errors"},
     "neural": {"errors"},
-    "data": {"errors", "records", "limits"},
-    "index": {"errors", "records", "data", "limits", "neural"},
+    "data": {"errors", "records", "text", "limits"},
+    "index": {"errors", "records", "text", "data", "limits", "neural"},
     # answering: the per-kind decisions that retrieval/answer.py dispatches to (no I/O of its own)
-    "answering": {"errors", "records", "data", "index", "limits", "neural"},
+    "answering": {"errors", "records", "text", "data", "index", "limits", "neural"},
     # generation (generator protocol, composer, endpoint client, verifier) sees only the value types;
     # the request hook in retrieval hands it the decided result and the evidence.
-    "generation": {"errors", "records"},
-    "retrieval": {"errors", "records", "data", "index", "answering", "generation", "limits", "neural"},
-    "evaluation": {"_lazy", "errors", "records", "data", "index", "generation", "retrieval", "demo", "limits"},
+    "generation": {"errors", "records", "text"},
+    "retrieval": {"errors", "records", "text", "data", "index", "answering", "generation", "limits", "neural"},
+    "evaluation": {"_lazy", "errors", "records", "text", "data", "index", "generation", "retrieval", "demo", "limits"},
     "render": {"records"},
-    "demo": {"errors", "records", "data", "index", "retrieval"},
-    "integrations": {"errors", "records", "data", "index", "retrieval", "limits"},
+    "demo": {"errors", "records", "text", "data", "index", "retrieval"},
+    "integrations": {"errors", "records", "text", "data", "index", "retrieval", "limits"},
     "cli": set(LAYERS) - {"server"},
     "server": set(LAYERS) - {"cli"},
 }

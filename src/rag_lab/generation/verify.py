@@ -28,13 +28,13 @@ import bisect
 import functools
 import operator
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from rag_lab.generation import GenerationRequest
 from rag_lab.generation.parse import split_sentences
 from rag_lab.records import Unit
+from rag_lab.text import nfkc_fold
 
 #: A supported claim may hold at most this share of CJK characters found neither in the unit
 #: (as part of a two-character run) nor among :data:`FRAME_CHARS`.
@@ -63,23 +63,8 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[A-Za-z]")
 _MATERIAL_SKIP = frozenset({"evidence_id", "sha256", "modality", "acl", "support_type", "span", "line"})
 
 
-# Text of these characters alone is NFKC-normalized by mapping the full-width forms U+FF01–FF5E
-# to ASCII (their <wide> decompositions) and keeping the rest: ASCII, CJK Unified Ideographs
-# U+4E00–9FFF and the punctuation 、。「」『』【】 have no decomposition, are starters (combining
-# class 0) and are the second character of no composition, and no composition pairs two of them,
-# so neither decomposition nor composition changes anything else. tests/generation/
-# test_normalize_fast.py checks every one of these characters and mixed texts against
-# unicodedata. unicodedata.normalize took ≈ 32 µs for a 92-character document; this ≈ 2 µs.
-_NFKC_PLAIN = re.compile("[\x00-\x7f\u3001\u3002\u300c-\u300f\u3010\u3011\u4e00-\u9fff\uff01-\uff5e]*")
-_WIDE_TO_ASCII = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-
-
-@functools.lru_cache(maxsize=4096)
-def normalize(text: str) -> str:
-    """NFKC + case fold (a pure function: a request normalizes each claim and name many times)."""
-    if _NFKC_PLAIN.fullmatch(text):
-        return text.translate(_WIDE_TO_ASCII).casefold()
-    return unicodedata.normalize("NFKC", text).casefold()
+#: NFKC + case fold (rag_lab/text.py), memoised: a request normalizes each claim and name many times
+normalize = functools.lru_cache(maxsize=4096)(nfkc_fold)
 
 
 def _is_cjk(ch: str) -> bool:

@@ -15,7 +15,6 @@ import functools
 import hashlib
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -37,6 +36,7 @@ from rag_lab.data.prose import _MARKER, MAX_SENTENCES, SENTENCE, heading_of, sen
 from rag_lab.index.schema import document_name
 from rag_lab.index.terms import _MARK, _NON_WORD, codes_of_points, unit_terms
 from rag_lab.records import FULLWIDTH_COLON, SUBJECT_FIELD
+from rag_lab.text import nfkc_fold
 
 _FULL_PATH_FIELDS = frozenset([*DATE_FIELDS, ACCESS_FIELD])  # lines whose meaning parse_document decides
 
@@ -288,12 +288,7 @@ def batch_terms(texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArra
     per code point instead of a regular-expression substitution over the joined texts."""
     if any("\0" in t or _MARK in t for t in texts):
         return unit_terms(texts)
-    points = np.frombuffer(_MARK.join(texts).encode("utf-32-le"), dtype=np.uint32).copy()
-    wide = (points >= 0xFF01) & (points <= 0xFF5E)  # full-width ASCII forms: NFKC's own mapping,
-    points[wide] -= 0xFEE0  # done first so that NFKC's quick check passes (terms.py, _WIDE)
-    points[points == 0x3000] = 0x20
-    joined = points.tobytes().decode("utf-32-le")
-    joined = unicodedata.normalize("NFKC", joined).casefold()
+    joined = nfkc_fold(_MARK.join(texts))
     cps = np.frombuffer((joined + "\0").encode("utf-32-le"), dtype=np.uint32)
     mark = cps == ord(_MARK)
     owner = np.cumsum(mark)

@@ -9,26 +9,22 @@ packed into one integer: ``first << 21 | second`` (``second = 0`` for a lone cha
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from rag_lab.text import nfkc_fold
+
 _NON_WORD = re.compile(r"[\W_]+")
 _MARK = "\x01"  # separates texts in unit_terms; a non-word character NFKC and casefold leave alone
 _NON_WORD_BUT_MARK = re.compile(r"[^\w\x01]+")
 _SHIFT = np.int64(21)
-# Full-width ASCII forms and the ideographic space, with their compatibility decompositions:
-# swapping them in first leaves NFKC's result unchanged (it is the composition of the full
-# compatibility decomposition) but lets typical Chinese text pass NFKC's quick check, so
-# normalising it costs a scan instead of a decomposition of every character.
-_WIDE = [(chr(cp), unicodedata.normalize("NFKD", chr(cp))) for cp in [*range(0xFF01, 0xFF5F), 0x3000]]
 
 
 def normalise(text: str) -> str:
     """Word runs separated by single NULs (NUL never occurs inside a run)."""
-    return _NON_WORD.sub("\0", unicodedata.normalize("NFKC", text).casefold()).strip("\0")
+    return _NON_WORD.sub("\0", nfkc_fold(text)).strip("\0")
 
 
 def codes_of(joined: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
@@ -61,11 +57,7 @@ def unit_terms(texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray
     """
     if any("\0" in t or _MARK in t for t in texts):
         return _unit_terms_one_by_one(texts)
-    joined = _MARK.join(texts)
-    for wide, narrow in _WIDE:
-        if wide in joined:
-            joined = joined.replace(wide, narrow)
-    joined = unicodedata.normalize("NFKC", joined).casefold().replace("_", " ")
+    joined = nfkc_fold(_MARK.join(texts)).replace("_", " ")
     joined = _NON_WORD_BUT_MARK.sub("\0", joined) + "\0"
     cps = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     mark = cps == ord(_MARK)

@@ -93,18 +93,21 @@ print(json.dumps(out))
 """
 
 
-def child(root: Path, src: Path | None, pairs: int, distinct: int) -> dict[str, Any]:
+def run_child(code: str, args: list[str], src: Path | None) -> dict[str, Any]:
+    """Run ``code`` in a fresh Python with ``args`` (and ``src`` first on its path, else this
+    checkout's installed code): the JSON object its last printed line holds."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(HERE), str(root), str(pairs), str(distinct)],
-        capture_output=True, text=True, env=env,
-    )
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"the measuring process failed:\n{proc.stderr}")
     result: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
     return result
+
+
+def child(root: Path, src: Path | None, pairs: int, distinct: int) -> dict[str, Any]:
+    return run_child(CHILD, [str(HERE), str(root), str(pairs), str(distinct)], src)
 
 
 def main() -> None:

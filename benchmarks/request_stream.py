@@ -15,13 +15,14 @@ checkout round by round (both see the same load), then the medians over ``--roun
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_request_goals import run_child  # noqa: E402
 
 CHILD = r"""
 import json, statistics, sys, time
@@ -51,15 +52,7 @@ print(json.dumps(out))
 
 
 def child(root: Path, src: Path | None, questions: int, passes: int, cache_bytes: int) -> dict[str, Any]:
-    env = dict(os.environ)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
-    argv = [sys.executable, "-c", CHILD, str(root), str(questions), str(passes), str(cache_bytes)]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise SystemExit(f"the measuring process failed:\n{proc.stderr}")
-    result: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
-    return result
+    return run_child(CHILD, [str(root), str(questions), str(passes), str(cache_bytes)], src)
 
 
 def main() -> None:

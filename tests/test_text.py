@@ -5,7 +5,7 @@ arbitrary and biased toward what could go wrong: the full-width forms it maps to
 combining marks (＜ + U+0338 is ≮, Ａ + U+0301 is Á), half-width katakana and their voiced marks
 (just past the mapped range), jamo and syllables, ligatures, compatibility ideographs, ß, İ and
 astral characters; texts of ``_LONG`` characters or more (mapped by numpy). The memoised users
-(``answering.terms.norm``, ``generation.verify.normalize``) are ``nfkc_fold`` behind an lru_cache.
+(``answering.terms.norm``, ``generation.verify.normalize``) are one ``nfkc_fold`` behind an lru_cache.
 """
 
 from __future__ import annotations

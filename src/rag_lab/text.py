@@ -36,6 +36,7 @@ and of ``_LONG`` characters or more.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -72,4 +73,10 @@ def _narrow_long(text: str) -> str:
     return points.tobytes().decode("utf-32-le", "surrogatepass")
 
 
-__all__ = ["nfkc_fold"]
+#: :func:`nfkc_fold` memoised, shared by the request path's stages (the prose support check's
+#: ``answering.terms.norm`` and the claim verifier's ``generation.verify.normalize``): one prose
+#: request normalises its question ≈ 150 times and each candidate sentence up to 6 times, and the
+#: verifier each claim and name again. Not for the build's long batches (nothing repeats there).
+nfkc_fold_memo = functools.lru_cache(maxsize=8192)(nfkc_fold)
+
+__all__ = ["nfkc_fold", "nfkc_fold_memo"]

@@ -13,7 +13,7 @@ import operator
 import re
 
 from rag_lab.answering.answer_types import REASON_WORDS, TYPE_WORDS, drop_counter
-from rag_lab.text import nfkc_fold
+from rag_lab.text import nfkc_fold_memo
 
 STOP_WORDS = (
     "为什么", "为何", "怎么样", "怎么", "怎样", "如何", "是否", "请问", "哪些", "哪个", "哪一",
@@ -77,14 +77,8 @@ RUN_RE = re.compile(r"\w+")
 STRICT_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z][a-z0-9]*")
 
 
-@functools.lru_cache(maxsize=4096)
-def norm(text: str) -> str:
-    """``text`` NFKC-normalised and casefolded. Memoised: one prose request normalises its question
-    ≈ 150 times and each candidate sentence up to 6 times (the support check, typed values, the
-    aligned span, the named-document test), and NFKC costs ≈ 1,500 instructions a character on
-    text holding full-width punctuation (，。？), ≈ 7 M instructions a request before; ``nfkc_fold``
-    maps those to ASCII first (rag_lab/text.py), so a miss costs a scan."""
-    return nfkc_fold(text)
+#: ``text`` NFKC-normalised and casefolded, memoised (rag_lab/text.py; one cache with the verifier's)
+norm = nfkc_fold_memo
 
 
 #: 因 before 为什么/什么 belongs to the question word (因为什么而闻名 asks why, like 为什么): no term

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from rag_lab.generation import GenerationRequest
 from rag_lab.generation.parse import split_sentences
 from rag_lab.records import Unit
-from rag_lab.text import nfkc_fold
+from rag_lab.text import nfkc_fold_memo
 
 #: A supported claim may hold at most this share of CJK characters found neither in the unit
 #: (as part of a two-character run) nor among :data:`FRAME_CHARS`.
@@ -63,8 +63,8 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[A-Za-z]")
 _MATERIAL_SKIP = frozenset({"evidence_id", "sha256", "modality", "acl", "support_type", "span", "line"})
 
 
-#: NFKC + case fold (rag_lab/text.py), memoised: a request normalizes each claim and name many times
-normalize = functools.lru_cache(maxsize=4096)(nfkc_fold)
+#: NFKC + case fold (rag_lab/text.py), memoised: one cache with the prose support check's ``norm``
+normalize = nfkc_fold_memo
 
 
 def _is_cjk(ch: str) -> bool:

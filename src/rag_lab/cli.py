@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from rag_lab.data.access import Principal, parse_groups
 from rag_lab.errors import ConfigError, QuestionError, RagLabError
 from rag_lab.evaluation.bars import BARS, BarOutcome, check_bars, describe
-from rag_lab.limits import MAX_FILE_BYTES, MAX_QUESTION_CHARS
+from rag_lab.limits import MAX_FILE_BYTES, MAX_QUESTION_CHARS, SERVER_POSTINGS_BYTES
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_BELOW_BAR, EXIT_REPLAY_DIFFERS = 0, 1, 2, 3, 4, 5
 
@@ -384,6 +384,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         owner=args.owner,
         trust_principals=args.trust_principals,
         allowed_hosts=args.allow_host,
+        postings_cache_bytes=args.cache_mib * 2**20,
     )
     return EXIT_OK
 
@@ -554,6 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME[:PORT]",
         help="also answer requests whose Host is NAME (any port) or NAME:PORT, e.g. the name a proxy "
         "in front uses (repeatable; loopback names and --host are always allowed)",
+    )
+    p.add_argument(
+        "--cache-mib",
+        type=_positive,
+        default=SERVER_POSTINGS_BYTES // 2**20,
+        metavar="MIB",
+        help="memory for the postings the server keeps between questions, shared by every caller's "
+        "view of the index (default %(default)s; a long stream of new questions on a million documents "
+        "uses ≈ 360)",
     )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)

@@ -23,6 +23,9 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 #: Largest corpus file that is indexed, in bytes; a larger file is a per-file error.
 MAX_FILE_BYTES = 16 * 1024 * 1024
+#: What the server keeps of the postings it read, in bytes, for every view of the index together
+#: (the owner's and each principal's, of every open version): ``rag-lab serve --cache-mib``.
+SERVER_POSTINGS_BYTES = 256 * 1024 * 1024
 
 
 def check_top_k(top_k: object) -> int:

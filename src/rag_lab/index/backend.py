@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from rag_lab.data.access import Principal
 from rag_lab.data.aliases import Alias
-from rag_lab.index.postings import TermPostings
+from rag_lab.index.postings import PostingsBudget, TermPostings
 from rag_lab.records import Unit
 
 DATABASE_SCHEMES = ("postgresql://", "postgres://")
@@ -108,15 +108,20 @@ def store_exists(location: Path | str) -> bool:
     return Path(location).exists()
 
 
-def open_store(location: Path | str, principal: Principal | None = None) -> Store:
-    """Open the index at ``location`` (a file path or a ``postgresql://`` URL) for ``principal``."""
+def open_store(
+    location: Path | str, principal: Principal | None = None, *, postings: int | PostingsBudget | None = None
+) -> Store:
+    """Open the index at ``location`` (a file path or a ``postgresql://`` URL) for ``principal``;
+    ``postings``: its postings cache's bound in bytes, or a budget shared with other stores
+    (default: the store's own ``POSTINGS_CACHE_BYTES``)."""
+    bound = {} if postings is None else {"postings_cache_bytes": postings}
     if isinstance(location, str) and is_database(location):
         from rag_lab.index.pg_store import PgStore
 
-        return PgStore(location, principal)
+        return PgStore(location, principal, **bound)
     from rag_lab.index.store import Index
 
-    return Index(location, principal)
+    return Index(location, principal, **bound)
 
 
 def shown_location(location: Location) -> str:

@@ -31,7 +31,14 @@ from rag_lab.index.backend import shown_location
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.pg_pool import pool_for
 from rag_lab.index.pg_schema import CATALOGUE, GENERATION_PREFIX, LOCK_CLASS, PG_LAYOUT_VERSION
-from rag_lab.index.postings import PER_TERM_BYTES, PostingsCache, TermPostings, WeightOf, merge_pieces
+from rag_lab.index.postings import (
+    PER_TERM_BYTES,
+    PostingsBudget,
+    PostingsCache,
+    TermPostings,
+    WeightOf,
+    merge_pieces,
+)
 from rag_lab.records import Unit
 
 if TYPE_CHECKING:
@@ -121,7 +128,10 @@ class PgStore:
     """A read-only view of one generation of a PostgreSQL index (see module docstring)."""
 
     def __init__(
-        self, location: str, principal: Principal | None = None, postings_cache_bytes: int = POSTINGS_CACHE_BYTES
+        self,
+        location: str,
+        principal: Principal | None = None,
+        postings_cache_bytes: int | PostingsBudget = POSTINGS_CACHE_BYTES,
     ) -> None:
         self.location = location
         self.principal = principal
@@ -240,6 +250,7 @@ class PgStore:
         self._closed = True
         self._lost.detach()
         self._pool.give_back(self._db)
+        self._postings_cache.clear()
 
     def __enter__(self) -> PgStore:
         return self

@@ -19,6 +19,7 @@ read terms in a :class:`PostingsCache` bounded in bytes, for the life of its ope
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -324,53 +325,107 @@ def merge_pieces(pieces: list[tuple[Ids, Any]]) -> tuple[Ids, Positions | None]:
     return merged, order
 
 
-class PostingsCache:
-    """term → :class:`TermPostings`, least recently used first out, bounded by ``limit`` bytes."""
+class PostingsBudget:
+    """A bound in bytes shared by several :class:`PostingsCache` s, and their one
+    least-recently-used order: when their terms together hold more, the least recently used
+    term of any of them is let go. A server gives one to every view it opens of its index (one
+    per principal and version, server/state.py), so that what they keep is bounded as a whole.
+    """
 
     def __init__(self, limit: int) -> None:
+        if limit < 0:
+            raise ValueError(f"a postings cache bound is a number of bytes, not {limit}")
         self.limit = limit
-        self._items: OrderedDict[int, TermPostings] = OrderedDict()
+        self.lock = threading.Lock()
+        #: every held term of every cache, least recently used first, keyed (cache number, term)
+        self.order: OrderedDict[tuple[int, int], TermPostings] = OrderedDict()
+        self.cached_bytes = 0
+        self._numbers = itertools.count()
+
+    def number(self) -> int:
+        """A number for a new cache, never given twice (its keys in ``order``)."""
+        return next(self._numbers)
+
+    def evict(self) -> None:
+        """Let the least recently used terms go while over the limit (the lock held)."""
+        while self.cached_bytes > self.limit:
+            (_, term), old = self.order.popitem(last=False)
+            owner, old._cache = old._cache, None
+            assert owner is not None
+            del owner._terms[term]
+            owner._bytes -= old.nbytes
+            self.cached_bytes -= old.nbytes
+
+
+class PostingsCache:
+    """One store's term → :class:`TermPostings`, least recently used first out, bounded by
+    ``limit``: a number of bytes of its own, or a :class:`PostingsBudget` it shares with other
+    caches (then their terms together stay within the budget's limit)."""
+
+    def __init__(self, limit: int | PostingsBudget) -> None:
+        self.budget = limit if isinstance(limit, PostingsBudget) else PostingsBudget(limit)
+        self._number = self.budget.number()
+        self._terms: dict[int, TermPostings] = {}
         self._bytes = 0
-        self._lock = threading.Lock()
+
+    @property
+    def limit(self) -> int:
+        return self.budget.limit
 
     def get(self, terms: list[int]) -> tuple[dict[int, TermPostings], list[int]]:
         """The cached ones of ``terms``, and the terms not cached."""
         found: dict[int, TermPostings] = {}
         missing: list[int] = []
-        with self._lock:
+        budget = self.budget
+        with budget.lock:
             for term in terms:
-                hit = self._items.get(term)
+                hit = self._terms.get(term)
                 if hit is None:
                     missing.append(term)
                 else:
-                    self._items.move_to_end(term)
+                    budget.order.move_to_end((self._number, term))
                     found[term] = hit
         return found, missing
 
     def put(self, fetched: dict[int, TermPostings]) -> None:
-        with self._lock:
+        budget = self.budget
+        with budget.lock:
             for term, posting in fetched.items():
-                if term in self._items or posting.nbytes > self.limit:
+                if term in self._terms or posting.nbytes > budget.limit:
                     continue
-                self._items[term] = posting
+                self._terms[term] = budget.order[(self._number, term)] = posting
                 posting._cache = self
                 self._bytes += posting.nbytes
-            self._evict()
+                budget.cached_bytes += posting.nbytes
+            budget.evict()
 
     def grew(self, posting: TermPostings, added: int) -> None:
         """``posting`` holds ``added`` more bytes (its whole weights or bit sets were made)."""
-        with self._lock:
+        budget = self.budget
+        with budget.lock:
             posting.nbytes += added
             if posting._cache is self:  # still held: counted, and the least recent let go if over
                 self._bytes += added
-                self._evict()
+                budget.cached_bytes += added
+                budget.evict()
 
-    def _evict(self) -> None:
-        while self._bytes > self.limit:
-            _, old = self._items.popitem(last=False)
-            old._cache = None
-            self._bytes -= old.nbytes
+    def clear(self) -> None:
+        """Let every term of this cache go (its store is closed): a shared budget's room is
+        given back to the other caches at once."""
+        budget = self.budget
+        with budget.lock:
+            for term, posting in self._terms.items():
+                del budget.order[(self._number, term)]
+                posting._cache = None
+            budget.cached_bytes -= self._bytes
+            self._terms, self._bytes = {}, 0
+
+    def held(self) -> dict[int, TermPostings]:
+        """The terms this cache holds now (a copy)."""
+        with self.budget.lock:
+            return dict(self._terms)
 
     @property
     def cached_bytes(self) -> int:
+        """What this cache's terms hold (``budget.cached_bytes``: every cache of its budget)."""
         return self._bytes

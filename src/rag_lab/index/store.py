@@ -25,6 +25,7 @@ from rag_lab.errors import IndexError_
 from rag_lab.index.field_vectors import vector_from_blob
 from rag_lab.index.postings import (
     PER_TERM_BYTES,
+    PostingsBudget,
     PostingsCache,
     TermPostings,
     TfWeights,
@@ -164,7 +165,7 @@ class Index:
         self,
         path: str | os.PathLike[str],
         principal: Principal | None = None,
-        postings_cache_bytes: int = POSTINGS_CACHE_BYTES,
+        postings_cache_bytes: int | PostingsBudget = POSTINGS_CACHE_BYTES,
     ) -> None:
         self.path = Path(path)
         self.principal = principal
@@ -247,6 +248,7 @@ class Index:
 
     def close(self) -> None:
         self._db.close()
+        self._postings_cache.clear()  # a shared budget's room goes back to the other stores
 
     def __enter__(self) -> Index:
         return self
@@ -636,7 +638,8 @@ class Index:
 
     def term_postings(self, terms: Sequence[int]) -> dict[int, TermPostings]:
         """term → its visible postings, decoded only as far as asked (index/postings.py);
-        kept for this open version in a cache of ``postings_cache_bytes``."""
+        kept for this open version in a cache of ``postings_cache_bytes`` (bytes, or a
+        ``PostingsBudget`` shared with other stores)."""
         absent = self._absent_terms
         wanted = [t for t in map(int, dict.fromkeys(terms)) if t not in absent]
         found, missing = self._postings_cache.get(wanted)

@@ -231,6 +231,7 @@ def create_app(
     owner: bool = False,
     trust_principals: bool = False,
     allowed_hosts: Iterable[str] | None = None,
+    postings_cache_bytes: int = limits.SERVER_POSTINGS_BYTES,
 ) -> Starlette:
     """An ASGI app answering questions about the corpus at ``root`` (see docs/server.md).
 
@@ -242,9 +243,11 @@ def create_app(
     believes the claim: put it behind a front that authenticates callers).
     ``allowed_hosts``: the ``Host`` values answered, ``"name"`` (any port) or
     ``"name:port"``; default :data:`~rag_lab.server.guard.LOOPBACK` on any port.
+    ``postings_cache_bytes``: what the open views of the index (the owner's and each principal's,
+    old versions until their last request ends) keep of the postings they read, all together.
     Raises :class:`rag_lab.errors.CorpusError` if ``root`` is not a folder.
     """
-    state = ServerState(root, index_path, watch)
+    state = ServerState(root, index_path, watch, postings_cache_bytes)
     callers = Callers(None if owner else Principal(ANONYMOUS, frozenset()), trust_principals)
     files = {name: _static(name) for name in (*STATIC, "index.html")}
     spec = openapi_document(_version(), trusted=trust_principals)
@@ -375,6 +378,7 @@ def run(
     owner: bool = False,
     trust_principals: bool = False,
     allowed_hosts: Iterable[str] | None = None,
+    postings_cache_bytes: int = limits.SERVER_POSTINGS_BYTES,
 ) -> None:
     """Serve ``create_app(root)`` with uvicorn until interrupted (``rag-lab serve ROOT``).
 
@@ -385,6 +389,11 @@ def run(
 
     hosts = [host_entry(name, port) for name in (*LOOPBACK, host)] + list(allowed_hosts or ())
     app = create_app(
-        root, index_path=index_path, owner=owner, trust_principals=trust_principals, allowed_hosts=hosts
+        root,
+        index_path=index_path,
+        owner=owner,
+        trust_principals=trust_principals,
+        allowed_hosts=hosts,
+        postings_cache_bytes=postings_cache_bytes,
     )
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="info")

@@ -7,8 +7,9 @@ connection is opened ``immutable=1``), so for one opened version these are const
   100 000 documents), asked once per question by the question parser;
 * the postings of the bigrams questions use — common ones (``开放``, ``时间``) are long
   arrays, read and decoded again for every question. Every store keeps them for its open
-  version (index/postings.py); a cached store's LRU is bounded by ``POSTINGS_CACHE_BYTES``
-  (more than a plain store's).
+  version (index/postings.py); the server's cached stores share one ``PostingsBudget``
+  (``limits.SERVER_POSTINGS_BYTES`` unless ``rag-lab serve --cache-mib`` says otherwise), so that
+  what all its views keep together stays within one bound, however many principals ask.
 
 Both depend on what the caller may see, so the server keeps one :class:`CachedIndex`
 per index version *and* principal (see ``state.py``); a rebuild starts with empty caches. The library's own ``Index`` stays uncached: a CLI call
@@ -23,8 +24,9 @@ from rag_lab.data.access import Principal
 from rag_lab.index import Index
 from rag_lab.index.backend import is_database
 from rag_lab.index.pg_store import PgStore
+from rag_lab.index.postings import PostingsBudget
+from rag_lab.limits import SERVER_POSTINGS_BYTES
 
-POSTINGS_CACHE_BYTES = 256 * 1024 * 1024
 
 class _Memo:
     """The memoized answers of one opened version (see module docstring; the postings are
@@ -43,7 +45,7 @@ class CachedIndex(Index):
     """:class:`Index` with per-version memoization (see module docstring)."""
 
     def __init__(
-        self, path: str, principal: Principal | None = None, cache_bytes: int = POSTINGS_CACHE_BYTES
+        self, path: str, principal: Principal | None = None, cache_bytes: int | PostingsBudget = SERVER_POSTINGS_BYTES
     ) -> None:
         super().__init__(path, principal, postings_cache_bytes=cache_bytes)
         self._memo = _Memo()
@@ -60,7 +62,10 @@ class CachedPgStore(PgStore):
     """:class:`PgStore` (one pinned generation) with the same memoization."""
 
     def __init__(
-        self, location: str, principal: Principal | None = None, cache_bytes: int = POSTINGS_CACHE_BYTES
+        self,
+        location: str,
+        principal: Principal | None = None,
+        cache_bytes: int | PostingsBudget = SERVER_POSTINGS_BYTES,
     ) -> None:
         super().__init__(location, principal, postings_cache_bytes=cache_bytes)
         self._memo = _Memo()
@@ -72,8 +77,11 @@ class CachedPgStore(PgStore):
 CachedStore = CachedIndex | CachedPgStore
 
 
-def open_cached(location: str, principal: Principal | None = None) -> CachedStore:
-    """The cached view of the index at ``location`` (a file path or a ``postgresql://`` URL)."""
+def open_cached(
+    location: str, principal: Principal | None = None, budget: int | PostingsBudget = SERVER_POSTINGS_BYTES
+) -> CachedStore:
+    """The cached view of the index at ``location`` (a file path or a ``postgresql://`` URL);
+    ``budget``: its postings cache's bound, or the budget it shares with the server's other views."""
     if is_database(location):
-        return CachedPgStore(location, principal)
-    return CachedIndex(location, principal)
+        return CachedPgStore(location, principal, budget)
+    return CachedIndex(location, principal, budget)

@@ -30,6 +30,8 @@ from rag_lab.errors import IndexError_
 from rag_lab.index import Changes, build_index, check_freshness
 from rag_lab.index.backend import Store, resolve_location, shown_location
 from rag_lab.index.freshness import hide_invisible
+from rag_lab.index.postings import PostingsBudget
+from rag_lab.limits import SERVER_POSTINGS_BYTES
 from rag_lab.server.cache import CachedStore, open_cached
 from rag_lab.server.freshness import verdict
 from rag_lab.server.problems import ApiError, ErrorType, from_library
@@ -60,10 +62,11 @@ class IndexVersion:
     request using it lets go, never under a running one.
     """
 
-    def __init__(self, index: CachedStore, number: int, inode: int) -> None:
+    def __init__(self, index: CachedStore, number: int, inode: int, budget: PostingsBudget) -> None:
         self.index = index
         self.number = number
         self.inode = inode
+        self.budget = budget  # the postings bound its views share with every other view of the server
         self.users = 0
         self.retired = False
         self._views: OrderedDict[tuple[str, frozenset[str]], _View] = OrderedDict()
@@ -92,7 +95,7 @@ class IndexVersion:
                 self._views.move_to_end(key)
                 found.users += 1
                 return found
-        opened = _View(open_cached(self.index.location, principal))
+        opened = _View(open_cached(self.index.location, principal, self.budget))
         closing: list[CachedStore] = []
         with self._lock:
             found = self._views.get(key)
@@ -123,9 +126,15 @@ class IndexVersion:
 
 class ServerState:
     def __init__(
-        self, root: str | os.PathLike[str], index_path: str | os.PathLike[str] | None, watch: bool
+        self,
+        root: str | os.PathLike[str],
+        index_path: str | os.PathLike[str] | None,
+        watch: bool,
+        postings_cache_bytes: int = SERVER_POSTINGS_BYTES,
     ) -> None:
         self.root = check_root(root)
+        #: what every open view (each version's owner and principals) keeps of the postings, together
+        self.postings = PostingsBudget(postings_cache_bytes)
         #: a file path or a postgresql:// URL (docs/stores.md); index_path is None for a database
         self.location = resolve_location(self.root, index_path)
         self.index_path: Path | None = self.location if isinstance(self.location, Path) else None
@@ -255,7 +264,7 @@ class ServerState:
         in between is noticed (and reopened) by the next request, never missed."""
         inode = self._inode()
         try:
-            return open_cached(str(self.location)), -1 if inode is None else inode
+            return open_cached(str(self.location), None, self.postings), -1 if inode is None else inode
         except IndexError_ as exc:
             raise from_library(exc, self.index_path) from None
 
@@ -263,7 +272,7 @@ class ServerState:
         index, inode = opened
         with self._lock:
             self._versions += 1
-            version = IndexVersion(index, self._versions, inode)
+            version = IndexVersion(index, self._versions, inode, self.postings)
             old, self._current = self._current, version
             self._verdicts.clear()
         if old is not None:

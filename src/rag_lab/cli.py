@@ -563,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MIB",
         help="memory for the postings the server keeps between questions, shared by every caller's "
         "view of the index (default %(default)s; a long stream of new questions on a million documents "
-        "uses ≈ 360)",
+        "uses ≈ 250)",
     )
     p.add_argument("--index")
     p.set_defaults(func=cmd_serve)

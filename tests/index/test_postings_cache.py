@@ -6,6 +6,7 @@ term of any of them first out, and a closed store gives its room back."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +20,16 @@ from rag_lab.index.postings import PostingsBudget, PostingsCache, TermPostings
 from rag_lab.index.terms import query_terms
 
 
-def term(df: int, universe: int = 4096, seed: int = 0) -> TermPostings:
+def term(df: int, universe: int = 4096, seed: int = 0, stored: int = 0) -> TermPostings:
+    """A term charged 64 + 4 bytes a posting, plus ``stored`` bytes let go once it is decoded."""
     ids = np.sort(np.random.default_rng(seed).choice(universe, df, replace=False)).astype(np.int32)
-    return TermPostings(df, 64 + 4 * df, lambda: (ids, lambda pos, units: np.ones(len(units))), universe)
+    decode = lambda: (ids, lambda pos, units: np.ones(len(units)))  # noqa: E731
+    return TermPostings(df, 64 + 4 * df + stored, decode, universe, stored=stored)
+
+
+def expected(posting: TermPostings, stored: int) -> int:
+    """What ``posting`` holds: its charge when put, less its stored bytes once decoded, plus what it made."""
+    return 64 + 4 * posting.df + (stored if posting._decoded is None else 0) + made(posting)
 
 
 def made(posting: TermPostings) -> int:
@@ -63,7 +71,7 @@ def test_the_count_is_what_the_held_terms_hold(ops: list[tuple[str, int]], limit
     made_terms: dict[int, TermPostings] = {}
     for op, k in ops:
         if op == "put":
-            made_terms[k] = made_terms.get(k) or term(40 + 150 * k, seed=k)
+            made_terms[k] = made_terms.get(k) or term(40 + 150 * k, seed=k, stored=k * 100)
             cache.put({k: made_terms[k]})
         elif op == "get":
             cache.get([k])
@@ -72,14 +80,14 @@ def test_the_count_is_what_the_held_terms_hold(ops: list[tuple[str, int]], limit
         elif k in made_terms:
             made_terms[k].weights_at(np.arange(k, 4096, 3))
         check(cache, [p for t, p in made_terms.items() if cache.held().get(t) is not p])  # let go or never taken
-        assert all(p.nbytes == 64 + 4 * p.df + made(p) for p in made_terms.values())
+        assert all(p.nbytes == expected(p, k * 100) for k, p in made_terms.items())
 
 
 @pytest.mark.usefixtures("store")  # SQLite and PostgreSQL (tests/conftest.py)
 def test_a_stores_terms_are_counted_as_they_grow(tmp_path: Path) -> None:
     """Rare terms weighed whole by BM25 and common terms given bit sets by repeated lookups:
-    each term's count is its estimate when put plus exactly what it made, and the cache's total
-    is the sum over the terms it holds."""
+    each term's count is its estimate when put, less the stored bytes its decoding let go, plus
+    exactly what it made, and the cache's total is the sum over the terms it holds."""
     (tmp_path / "documents").mkdir()
     for n in range(60):
         text = "".join("甲乙丙丁戊己庚辛"[(n * 7 + i) % 8] for i in range(4 + n % 5))
@@ -88,6 +96,8 @@ def test_a_stores_terms_are_counted_as_they_grow(tmp_path: Path) -> None:
     with open_store(resolve_location(tmp_path, None), None) as index:
         postings = index.term_postings(query_terms("甲乙丙丁戊己庚辛内容"))
         put = {t: p.nbytes for t, p in postings.items()}
+        stored = {t: p._stored for t, p in postings.items()}
+        assert all(0 < stored[t] < put[t] and p._decoded is None for t, p in postings.items())
         for t, p in postings.items():
             if t % 2:
                 p.whole()
@@ -95,7 +105,8 @@ def test_a_stores_terms_are_counted_as_they_grow(tmp_path: Path) -> None:
                 p.weights_at(np.arange(1, 200))
         assert any(p._bits is not None for p in postings.values())
         assert any(p._whole is not None for p in postings.values())
-        assert all(p.nbytes == put[t] + made(p) for t, p in postings.items())
+        assert all(p._decode is None and p._stored == 0 for p in postings.values())  # the stored bytes let go
+        assert all(p.nbytes == put[t] - stored[t] + made(p) for t, p in postings.items())
         cache = index._postings_cache
         assert cache.cached_bytes == sum(p.nbytes for p in cache.held().values())
         assert set(cache.held()) >= set(postings)
@@ -138,7 +149,7 @@ def test_shared_budgets_count_what_every_cache_holds(ops: list[tuple[str, int, i
     for op, c, k in ops:
         cache = caches[c]
         if op == "put":
-            made_terms[c, k] = made_terms.get((c, k)) or term(40 + 150 * k, seed=10 * c + k)
+            made_terms[c, k] = made_terms.get((c, k)) or term(40 + 150 * k, seed=10 * c + k, stored=50 * k)
             cache.put({k: made_terms[c, k]})
         elif op == "get":
             cache.get([k])
@@ -152,7 +163,7 @@ def test_shared_budgets_count_what_every_cache_holds(ops: list[tuple[str, int, i
             check(each, [p for (m, t), p in made_terms.items() if m == n and each.held().get(t) is not p])
         assert budget.cached_bytes == sum(each.cached_bytes for each in caches) <= limit
         assert len(budget.order) == sum(len(each.held()) for each in caches)
-        assert all(p.nbytes == 64 + 4 * p.df + made(p) for p in made_terms.values())
+        assert all(p.nbytes == expected(p, 50 * k) for (_, k), p in made_terms.items())
 
 
 @pytest.mark.usefixtures("store")  # SQLite and PostgreSQL (tests/conftest.py)
@@ -174,3 +185,21 @@ def test_stores_share_a_budget_and_give_it_back_when_closed(tmp_path: Path) -> N
         first.close()
         assert budget.cached_bytes == second._postings_cache.cached_bytes == held  # the same terms
     assert budget.cached_bytes == 0 and not budget.order
+
+
+def test_threads_decoding_one_term_let_its_stored_bytes_go_once() -> None:
+    cache = PostingsCache(limit=1 << 20)
+    posting = term(900, stored=1_000)
+    cache.put({1: posting})
+    start = threading.Barrier(8)
+
+    def decode() -> None:
+        start.wait()
+        posting.ids()
+
+    threads = [threading.Thread(target=decode) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert posting.nbytes == cache.cached_bytes == 64 + 4 * 900 and posting._decode is None

@@ -530,6 +530,6 @@ class PgStore:
             return ids, weight_of
 
         raw = sum(len(i) + len(t) + len(n) for i, t, n in blobs)
-        # held once decoded: the rows' bytes (kept by decode), the ids and every posting's weight;
-        # whole weights and bit sets are counted when made (postings.TermPostings)
-        return TermPostings(df, raw + 12 * df + PER_TERM_BYTES, decode, self._all_units + 1)
+        # held once decoded: the ids and every posting's weight (the rows' bytes, kept by decode,
+        # are let go with it); whole weights and bit sets are counted when made (postings.TermPostings)
+        return TermPostings(df, raw + 12 * df + PER_TERM_BYTES, decode, self._all_units + 1, stored=raw)

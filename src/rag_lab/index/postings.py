@@ -102,29 +102,37 @@ def _packed_by_mask(ids: npt.NDArray[Any], universe: int, more: npt.NDArray[Any]
     return packed.astype(np.uint16) | (np.packbits(mask, bitorder="little").astype(np.uint16) << 8)
 
 
+_KEEP_DECODED = threading.Lock()
+
+
 class TermPostings:
     """One term's visible postings: ``df``, and its ids and weights decoded on demand.
 
     ``decode`` returns the ascending unit ids and a :data:`WeightOf` over them; it runs at most
-    once per object (two threads may both run it; they compute the same thing).
+    once per object (two threads may both run it; they compute the same thing), and is let go
+    once its result is kept, with the stored encoding it holds (``stored`` bytes).
 
     ``nbytes`` is what the object holds: the store's estimate of its stored bytes and decoded
-    arrays, plus what :meth:`whole` and the bit sets add when they are made — then told to the
-    :class:`PostingsCache` holding it (:meth:`_grow`), so the cache is bounded by what its terms
-    hold, not by what they might hold (a common term's bit sets are made only for terms looked
-    up often, see :meth:`_membership`).
+    arrays, less the stored bytes once decoded, plus what :meth:`whole` and the bit sets add when
+    they are made — each change told to the :class:`PostingsCache` holding it (:meth:`_grow`), so
+    the cache is bounded by what its terms hold, not by what they might hold (a common term's bit
+    sets are made only for terms looked up often, see :meth:`_membership`).
     """
 
     __slots__ = (
-        "_bits", "_cache", "_decode", "_decoded", "_pairs", "_searched", "_whole", "df", "nbytes", "universe",
+        "_bits", "_cache", "_decode", "_decoded", "_pairs", "_searched", "_stored", "_whole", "df", "nbytes",
+        "universe",
     )
 
-    def __init__(self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0) -> None:
+    def __init__(
+        self, df: int, nbytes: int, decode: Callable[[], tuple[Ids, WeightOf]], universe: int = 0, stored: int = 0
+    ) -> None:
         self.df = df
         self.universe = universe  # unit ids are below it (0: unknown, no bit set is made)
         self.nbytes = nbytes
         self._cache: PostingsCache | None = None  # the cache holding it, which counts its growth
-        self._decode = decode
+        self._decode: Callable[[], tuple[Ids, WeightOf]] | None = decode
+        self._stored = stored  # of nbytes: what decode holds (the stored encoding), let go with it
         self._decoded: tuple[Ids, WeightOf] | None = None
         self._whole: tuple[Ids, Weights] | None = None
         self._bits: npt.NDArray[np.uint8 | np.uint16] | None = None
@@ -133,8 +141,22 @@ class TermPostings:
 
     def _state(self) -> tuple[Ids, WeightOf]:
         decoded = self._decoded
-        if decoded is None:
-            decoded = self._decoded = self._decode()
+        if decoded is not None:
+            return decoded
+        decode = self._decode  # read first: it is let go only after _decoded is set
+        decoded = self._decoded
+        if decoded is not None:
+            return decoded
+        assert decode is not None
+        made = decode()
+        with _KEEP_DECODED:  # one thread keeps its result and lets decode go (counted once)
+            decoded = self._decoded
+            released = 0
+            if decoded is None:
+                decoded = self._decoded = made
+                self._decode, released, self._stored = None, self._stored, 0
+        if released:
+            self._grow(-released)
         return decoded
 
     def ids(self) -> Ids:

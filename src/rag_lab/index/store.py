@@ -694,10 +694,11 @@ class Index:
             more_weights = self._weight(tf.astype(np.float64), lengths[more_ids].astype(np.float64))
             return ids, TfWeights(self._tf1, more_ids, more_weights)
 
-        # held once decoded: the stored bytes (kept by decode), the ids and the tf > 1 exceptions'
-        # ids and weights; whole weights and bit sets are counted when made (postings.TermPostings)
+        # held once decoded: the ids and the tf > 1 exceptions' ids and weights (the stored bytes,
+        # kept by decode, are let go with it); whole weights and bit sets are counted when made
         exceptions = sum(len(p[3] or b"") for p in pieces) // 8
-        return TermPostings(df, raw + 4 * df + 12 * exceptions + PER_TERM_BYTES, decode, self._all_units + 1)
+        estimate = raw + 4 * df + 12 * exceptions + PER_TERM_BYTES
+        return TermPostings(df, estimate, decode, self._all_units + 1, stored=raw)
 
     def _weight(self, tf: npt.NDArray[np.float64], dl: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """BM25's tf weight for the caller's statistics (average length over its units)."""

@@ -468,7 +468,7 @@ class PgStore:
             "JOIN file_warnings w ON w.path = l.path AND w.line = l.line "
             "JOIN files f ON f.path = l.path WHERE l.name = ANY(%s) AND f.acl = ANY(%s) "
             "AND (l.subject_line = 1 OR EXISTS (SELECT 1 FROM units u WHERE u.source = l.path "
-            "AND u.subject = ANY(%s) AND u.acl = ANY(%s))) ORDER BY l.path, l.line LIMIT %s",
+            "AND u.subject = ANY(%s) AND u.acl = ANY(%s))) ORDER BY l.path, l.line, w.ord LIMIT %s",
             (wanted, self.visible, about, self.visible, limit),
         )
         return sorted({(p, int(ln), t, m) for p, ln, t, m in rows})

@@ -180,3 +180,17 @@ def test_what_the_sqlite_file_stores_of_warned_lines(make_corpus: MakeCorpus) ->
     assert len(messages) == len(set(messages))  # each once
     assert not any("add 主题：… above line" in m for m in messages)  # made from the line number
     check(root)
+
+
+def test_two_warnings_of_one_line_are_cut_in_the_builds_order(make_corpus: MakeCorpus) -> None:
+    """A line with two warnings (an ASCII colon and a lone CR) cut by the limit between them:
+    both stores keep the first the parser gave (PostgreSQL's LIMIT once cut ties in any order)."""
+    lines = ["主题：文科楼", "开放时间：九点", "地点:一楼\r二楼", "备注:" + "\r".join("甲乙丙")]
+    root = make_corpus({"documents/a.md": "\n".join(lines) + "\n"})
+    build_index(root)
+    check(root)
+    with Index(default_index_path(root)) as index:
+        first = index.warned_lines_naming(["地点"], ["文科楼"], 1)
+        both = index.warned_lines_naming(["地点"], ["文科楼"], 2)
+    assert len(first) == 1 and len(both) == 2 and first[0] == both[0]
+    assert "ASCII colon" in first[0][3]

@@ -116,6 +116,12 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"indexed {data['files']} files, {data['units']} units, {len(data['errors'])} errors, "
             f"{data['warnings']} warnings in {data['seconds']:.2f} s → {data['index']}"
         )
+        if summary.vectors is not None:
+            found = summary.vectors
+            print(
+                f"vectors: {found['units']} prose units ({found['units_reused']} taken from the previous index), "
+                f"{found['field_names']} field names ({found['field_names_reused']} taken)"
+            )
         for warning in summary.warning_list[:WARNINGS_SHOWN]:
             where = warning["path"] + (f":{warning['line']}" if warning["line"] else "")
             print(f"  warning: {where}: {_name_root(warning['message'], args.root)}", file=sys.stderr)

@@ -46,6 +46,7 @@ from rag_lab.index.rows import batch_terms, compact_text, fast_rows
 from rag_lab.index.schema import DDL, FILE_KINDS, INDEXES, LENGTHS_CHUNK, SCHEMA_VERSION, document_name
 from rag_lab.index.spill import ROW_COLUMNS, RowFile, SpillFile, merged, whole_terms
 from rag_lab.index.terms import search_text
+from rag_lab.index.vectors import IndexFileReuse, Reuse, add_vectors, vector_counts
 from rag_lab.index.warned import HEADLESS, derived_texts, message_code, pack
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
@@ -82,6 +83,9 @@ class BuildSummary:
     warning_list: list[dict[str, Any]] = field(default_factory=list)
     #: files read without an error that gave no evidence unit
     files_without_units: int = 0
+    #: built with vectors: how many were embedded and how many taken from the index it replaced
+    #: (index/vectors.py), for prose units and field names; None without vectors
+    vectors: dict[str, int] | None = None
 
     def empty_reason(self) -> str | None:
         """Why the index holds no evidence unit (None when it holds some)."""
@@ -112,6 +116,7 @@ class BuildSummary:
             "errors": self.errors,
             "warnings": self.warnings,
             "seconds": round(self.seconds, 3),
+            **({} if self.vectors is None else {"vectors": self.vectors}),
         }
 
 
@@ -214,6 +219,7 @@ def build_index(
                     files_total=files_total,
                     row_files=batches.row_files,
                     walk_digest=walk_digest,
+                    reuse=IndexFileReuse(path) if vectors else None,
                 )
             finally:
                 batches.close()
@@ -287,6 +293,7 @@ def _write(
     files_total: int = 0,
     row_files: Sequence[Path] = (),
     walk_digest: str | None = None,
+    reuse: Reuse | None = None,
 ) -> None:
     # check_same_thread off: the copy of the unit rows runs in a second thread (_write_units)
     db = sqlite3.connect(tmp, isolation_level=None, check_same_thread=False)
@@ -321,12 +328,14 @@ def _write(
         acls.update(units.acl_names)
         count = _write_units(db, units, sorted(acls), row_files)
         units.close()
-        if embedder is not None:
-            from rag_lab.index.vectors import add_vectors
-
-            config = {**config, "vectors": add_vectors(db, embedder)}
         field_names = {name for name, kind, _acl in units.names if kind == "field"}
         alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
+        vector_model = None
+        if embedder is not None:
+            entry, reused = add_vectors(db, embedder, reuse=reuse)
+            config = {**config, "vectors": entry}
+            vector_model, names_reused = write_field_vectors(db, embedder, field_names | alias_fields, reuse)
+            summary.vectors = vector_counts(entry["units"], reused, len(field_names | alias_fields), names_reused)
         meta = {
             "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
             "units": str(count),
@@ -336,9 +345,7 @@ def _write(
             # the owner's ROOT/aliases.tsv as read (empty when absent or invalid) and the
             # model of the stored field vectors (null: built without vectors)
             "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
-            "field_vectors": json.dumps(
-                None if embedder is None else write_field_vectors(db, embedder, field_names | alias_fields)
-            ),
+            "field_vectors": json.dumps(vector_model),
             # the fast freshness check (index/freshness.py): the digest of the walk whose stats
             # are the snapshot's fingerprints (build_walk), or of a second walk (callers of _write
             # that pass none), "" when fast_walk cannot describe the corpus

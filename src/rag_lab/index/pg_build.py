@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +55,9 @@ from rag_lab.index.pg_schema import (
     generation_schema,
 )
 from rag_lab.index.pg_store import connect, current_generation, require_psycopg
+from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.index.store import stored_extra, stored_text, stored_unit_text
+from rag_lab.index.vectors import DTYPE, VECTOR_KINDS, Reuse, add_vectors, prose_texts, vector_counts
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 
@@ -241,6 +243,7 @@ def _write_generation(
     aliases: list[Alias],
     embedder: Embedder | None,
 ) -> None:
+    previous = current_generation(conn)  # what readers use until this build commits
     row = conn.execute(f"SELECT nextval('{CATALOGUE}.generation_ids')").fetchone()
     assert row is not None
     generation = int(row[0])
@@ -281,19 +284,22 @@ def _write_generation(
         )
         gathered.add(batch, units, files)
     count = _write_units(conn, gathered)
-    if embedder is not None:
-        config = {**config, "vectors": _add_vectors(conn, embedder)}
     field_names = {name for name, kind, _acl in gathered.names if kind == "field"}
     alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
+    vector_model = None
+    if embedder is not None:
+        reuse = _GenerationReuse(conn, previous)
+        entry, reused = _add_vectors(conn, embedder, reuse)
+        config = {**config, "vectors": entry}
+        vector_model, names_reused = _add_field_vectors(conn, embedder, field_names | alias_fields, reuse)
+        summary.vectors = vector_counts(entry["units"], reused, len(field_names | alias_fields), names_reused)
     meta = {
         "config": json.dumps(config, ensure_ascii=False, sort_keys=True),
         "units": str(count),
         "acls": json.dumps(sorted(gathered.file_acls | set(gathered.acls))),
         "name_lengths": json.dumps(name_lengths(gathered.names)),
         "aliases": json.dumps([[a.phrase, list(a.fields), a.line] for a in aliases], ensure_ascii=False),
-        "field_vectors": json.dumps(
-            None if embedder is None else _add_field_vectors(conn, embedder, field_names | alias_fields)
-        ),
+        "field_vectors": json.dumps(vector_model),
         # the fast freshness check, as in the SQLite file (index/freshness.py): the digest of
         # the corpus walk as the files were read, or "" when the corpus changed while read
         "walk_digest": _walk_digest(root, recorded),
@@ -453,11 +459,9 @@ def _sorted_postings(
     return _SortedPostings(stats, doc_len, keys, width, span)
 
 
-def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder) -> dict[str, Any]:
+def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder, reuse: Reuse) -> tuple[dict[str, Any], int]:
     """Sentence vectors through the SQLite build's own function (index/vectors.py), over an
     in-memory copy of the prose units, then copied in: one embedding code path for both stores."""
-    from rag_lab.index.vectors import VECTOR_KINDS, add_vectors
-
     rows = conn.execute(
         "SELECT id, text, extra, source, span_start, span_end FROM units "
         "WHERE extra IS NOT NULL AND (extra::json ->> 'kind') = ANY(%s) ORDER BY id",
@@ -481,23 +485,88 @@ def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder) -> dict[str,
             [(uid, files[source], start, end, text, uid) for uid, text, _, source, start, end in rows],
         )
         scratch.executemany("INSERT INTO extras VALUES (?, ?)", [(row[0], row[2]) for row in rows])
-        entry = add_vectors(scratch, embedder)
+        entry = add_vectors(scratch, embedder, reuse=reuse)
         _copy(conn, "vectors", ["id", "vec"], scratch.execute("SELECT id, vec FROM vectors ORDER BY id"))
     finally:
         scratch.close()
     return entry
 
 
-def _add_field_vectors(conn: psycopg.Connection[Any], embedder: Embedder, names: set[str]) -> str:
+def _add_field_vectors(
+    conn: psycopg.Connection[Any], embedder: Embedder, names: set[str], reuse: Reuse
+) -> tuple[str, int]:
     """Field-name vectors through index/field_vectors.py (and its cache), copied in."""
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute("CREATE TABLE field_vectors (name TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-        model = write_field_vectors(scratch, embedder, names)
+        found = write_field_vectors(scratch, embedder, names, reuse)
         _copy(conn, "field_vectors", ["name", "vector"], scratch.execute("SELECT name, vector FROM field_vectors"))
     finally:
         scratch.close()
-    return model
+    return found
+
+
+class _GenerationReuse:
+    """:class:`~rag_lab.index.vectors.Reuse` from the generation readers use while this build runs
+    (the one it replaces), read in the build's transaction: each read is its own savepoint, so a
+    generation that cannot be read (another layout, dropped meanwhile) gives nothing and the build
+    embeds, instead of failing."""
+
+    def __init__(self, conn: psycopg.Connection[Any], generation: int | None) -> None:
+        self.conn, self.generation = conn, generation
+
+    def sentences(self, texts: set[str], embedder: Embedder) -> dict[str, int]:
+        want = {"model": embedder.name, "dim": embedder.dim, "dtype": DTYPE}
+
+        def read(schema: str, meta: dict[str, str]) -> dict[str, int]:
+            config = json.loads(meta["config"])
+            if {k: (config.get("vectors") or {}).get(k) for k in want} != want:
+                return {}
+            found: dict[str, int] = {}
+            with self.conn.cursor(name="rag_lab_reuse") as rows:  # streamed, not fetched whole
+                rows.execute(
+                    f"SELECT u.id, u.text, u.extra, u.source, u.span_start, u.span_end FROM {schema}.units u "
+                    f"JOIN {schema}.vectors v ON v.id = u.id WHERE u.extra IS NOT NULL"
+                )
+                found.update((text, int(row[0])) for row, text in prose_texts(rows) if text in texts)
+            return found
+
+        return self._read(read)
+
+    def sentence_vectors(self, ids: list[int]) -> dict[int, bytes]:
+        def read(schema: str, _meta: dict[str, str]) -> dict[int, bytes]:
+            rows = self.conn.execute(f"SELECT id, vec FROM {schema}.vectors WHERE id = ANY(%s)", (ids,))
+            return {int(i): bytes(v) for i, v in rows.fetchall()}
+
+        return self._read(read)
+
+    def field_names(self, names: set[str], embedder: Embedder) -> dict[str, bytes]:
+        def read(schema: str, meta: dict[str, str]) -> dict[str, bytes]:
+            if json.loads(meta.get("field_vectors", "null")) != embedder.name:
+                return {}
+            rows = self.conn.execute(f"SELECT name, vector FROM {schema}.field_vectors").fetchall()
+            return {name: bytes(vec) for name, vec in rows if name in names}
+
+        return self._read(read)
+
+    def _read(self, read: Callable[[str, dict[str, str]], dict[Any, Any]]) -> dict[Any, Any]:
+        if self.generation is None:
+            return {}
+        pg = require_psycopg()
+        schema = generation_schema(self.generation)
+        try:
+            with self.conn.transaction():  # a savepoint inside the build's transaction
+                layout = self.conn.execute(
+                    f"SELECT layout FROM {CATALOGUE}.generations WHERE id = %s", (self.generation,)
+                ).fetchone()
+                if layout is None or layout[0] != PG_LAYOUT_VERSION:
+                    return {}
+                meta = dict(self.conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
+                if json.loads(meta["config"]).get("schema_version") != SCHEMA_VERSION:
+                    return {}
+                return read(schema, meta)
+        except (pg.Error, KeyError, ValueError, TypeError, AttributeError):
+            return {}
 
 
 __all__ = ["GENERATION_PREFIX", "build_pg_index", "drop_unused_generations"]

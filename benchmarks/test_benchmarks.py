@@ -123,3 +123,17 @@ def test_request_stream_on_a_small_corpus(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(sys, "argv", ["request_stream.py", str(tmp_path / "nowhere")])
     with pytest.raises(SystemExit, match="no manifest at"):
         request_stream.main()
+
+
+def test_vector_rebuild_on_a_small_corpus(tmp_path: Path) -> None:
+    """bench_vector_rebuild.py with the stand-in model: the changed build embeds only the rewritten
+    sentences, the unchanged one nothing (what the script's table reports)."""
+    cmd = [sys.executable, str(HERE / "bench_vector_rebuild.py"), "--model", "stand-in", "--docs", "12",
+           "--changed", "3", "--out", str(tmp_path), "--json", str(tmp_path / "r.json")]  # fmt: skip
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    first, changed, same = (report[k]["vectors"] for k in ("first", "changed", "same"))
+    assert report["lexical"]["vectors"] is None and first["units_reused"] == first["field_names_reused"] == 0
+    assert len(report["changed_files"]) == 3
+    assert changed["units"] - changed["units_reused"] == 3 and changed["field_names_reused"] == changed["field_names"]
+    assert same["units_reused"] == same["units"] == changed["units"] > 0

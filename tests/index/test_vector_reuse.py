@@ -1,16 +1,15 @@
 """A rebuild with vectors embeds only what is new (index/vectors.py, "A rebuild embeds only what
 is new"): every other vector is taken from the index it replaces, on both stores.
 
-The model here is a stand-in for the ``[neural]`` extra (the one part outside the project): a
-vector made from the SHA-256 of the text, so each text has its own, and every text it is given is
-recorded. The last test runs the shipped model when the extra is installed."""
+The model here is a stand-in for the ``[neural]`` extra (the one part outside the project,
+``tests/model_stand_in.py``): a vector made from the SHA-256 of the text, so each text has its
+own, and every text it is given is recorded. The last test runs the shipped model when the extra
+is installed."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +17,13 @@ import numpy as np
 import pytest
 
 import rag_lab.index.field_vectors
+from model_stand_in import DIM, Recording
 from rag_lab.cli import main
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
-from rag_lab.neural import Vectors, available
+from rag_lab.neural import available
+from store_fixtures import sqlite_only
 
 pytestmark = pytest.mark.usefixtures("store")  # runs against SQLite and PostgreSQL (tests/conftest.py)
-
-DIM = 8
-
-
-class Recording:
-    """Deterministic vectors by text; ``seen`` holds every text embedded, in order."""
-
-    def __init__(self, name: str = "stand-in-model", dim: int = DIM) -> None:
-        self.name, self.dim = name, dim
-        self.seen: list[str] = []
-
-    def passages(self, texts: Sequence[str]) -> Vectors:
-        self.seen.extend(texts)
-        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[: self.dim], np.uint8) for t in texts]
-        vectors = np.asarray(rows, np.float32).reshape(len(texts), self.dim) + 1.0
-        normalised: Vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-        return normalised
-
-    queries = passages
-
 
 DOCS = {
     "documents/a.md": "# 新馆\n\n## 概况\n\n新馆共有120个座位。新馆位于河西路。\n\n## 开放\n\n新馆每天九点开放。\n",
@@ -121,9 +102,8 @@ def test_an_index_built_without_vectors_gives_none(make_corpus: Any) -> None:
     }  # fmt: skip
 
 
-def test_a_damaged_previous_index_is_embedded_again(make_corpus: Any, store: str) -> None:
-    if store != "sqlite":
-        pytest.skip("damages the SQLite file")
+@sqlite_only  # damages the SQLite file
+def test_a_damaged_previous_index_is_embedded_again(make_corpus: Any) -> None:
     root = make_corpus(DOCS)
     build(root, Recording())
     path = default_index_path(root)
@@ -144,12 +124,11 @@ def test_a_damaged_previous_index_is_embedded_again(make_corpus: Any, store: str
     assert len(model.seen) == summary.vectors["units"] + summary.vectors["field_names"]
 
 
+@sqlite_only  # the shipped model once is enough
 @pytest.mark.skipif(not available(), reason="needs the [neural] extra")
 def test_the_cli_says_what_it_took_and_the_shipped_model_agrees(
-    make_corpus: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str
+    make_corpus: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if store != "sqlite":
-        pytest.skip("the shipped model once is enough")
     root = make_corpus(DOCS)
     assert main(["index", str(root), "--vectors"]) == 0
     assert "vectors: 6 prose units (0 taken from the previous index)" in capsys.readouterr().out

@@ -7,7 +7,9 @@ embeds every distinct field name of the corpus and every field name of the alias
 ``rag_lab.neural.MODEL_NAME``) so vectors of another model are never mixed with this one's
 question vectors. Built without vectors nothing is stored and the meta value is ``null``:
 field matching then stops before its embedding step. Opt-in because embedding every name
-costs far more than the rest of a build (7× → over 1,000× the read+hash floor on a small corpus).
+costs far more than the rest of a build (7× → over 1,000× the read+hash floor on a small corpus);
+a rebuild takes the vectors of the names its previous index embedded with the same model from
+there (index/vectors.py, ``Reuse``).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rag_lab import neural
 from rag_lab.data.access import SIDECAR, Principal
 from rag_lab.data.corpus import check_root
 from rag_lab.errors import IndexError_
@@ -299,7 +300,7 @@ class ServerState:
         try:
             with self._lock:
                 before = self._seq
-            summary = build_index(self.root, self.location)
+            summary = build_index(self.root, self.location, vectors=self._keeps_vectors())
             version = self._install(self._open())
             with self._lock:
                 # The build walked the corpus after `before`: earlier events are in it.
@@ -315,6 +316,18 @@ class ServerState:
             return out
         finally:
             self._build_lock.release()
+
+    def _keeps_vectors(self) -> bool:
+        """Whether a rebuild embeds too: when the index in use was built with vectors (field
+        matching's neural step reads them) and the ``[neural]`` extra is here to embed what is
+        new; the rest is taken from the index being replaced (index/vectors.py)."""
+        if not neural.available():
+            return False
+        try:
+            with self.reading() as version:
+                return bool(version.index.config.get("vectors"))
+        except ApiError:  # no index yet, or one that cannot be opened: a plain first build
+            return False
 
     def summary_for(self, version: IndexVersion, principal: Principal) -> dict[str, Any]:
         """The build summary as ``principal`` sees it: only corpus files it may read are counted

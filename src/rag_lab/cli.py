@@ -106,6 +106,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         progress=_progress_bar("indexing"),
         max_file_bytes=args.max_file_bytes,
         vectors=args.vectors,
+        embedding_progress=_progress_bar("embedding") if args.vectors else None,
     )
     data = summary.as_dict()
     empty = summary.empty_reason()

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import rag_lab.index.field_vectors
+import rag_lab.neural
 from model_stand_in import DIM, Recording
 from rag_lab.cli import main
 from rag_lab.index import BuildSummary, Index, build_index, default_index_path
@@ -142,3 +143,24 @@ def test_the_cli_says_what_it_took_and_the_shipped_model_agrees(
     (ids, matrix), (fresh_ids, fresh_matrix) = vectors_of(root), vectors_of(fresh)
     assert ids == fresh_ids
     assert np.allclose(matrix.astype(np.float32), fresh_matrix.astype(np.float32), atol=2e-3)
+
+
+def test_the_cli_shows_the_embedding_as_it_goes(
+    make_corpus: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Embedding is most of a build with vectors: ``rag-lab index --vectors`` draws a bar for it as
+    for the files (from 1,000 units), up to every prose unit, taken ones included."""
+    model = Recording()
+    monkeypatch.setattr(rag_lab.neural, "require_embedder", lambda: model)
+    sentences = "".join(f"第{i}句话。" for i in range(60))
+    root = make_corpus({f"documents/{n:02d}.md": f"# 文{n}\n\n{sentences}\n" for n in range(20)})
+    embedded = []
+    for _build in range(2):  # the second takes every vector from the first
+        assert main(["index", str(root), "--vectors"]) == 0
+        err = capsys.readouterr().err
+        shown = [part for part in err.split("\r") if part.startswith("embedding [")]
+        assert shown and shown[-1] == "embedding [####################] 100% 1200/1200\n"
+        done = [int(part.split()[-1].split("/")[0]) for part in shown]
+        assert done == sorted(done)
+        embedded.append(len(model.seen))
+    assert len(set(model.seen[:1200])) == 1200 and embedded[1] == embedded[0]

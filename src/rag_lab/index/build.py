@@ -169,6 +169,7 @@ def build_index(
     max_file_bytes: int = MAX_FILE_BYTES,
     vectors: bool = False,
     embedder: Embedder | None = None,
+    embedding_progress: Progress | None = None,
 ) -> BuildSummary:
     """Index every file under ``root``; returns what was done. Bad files are reported, not fatal.
 
@@ -176,7 +177,9 @@ def build_index(
     anything is created); a file over ``max_file_bytes`` is a per-file error, never read.
     ``vectors``: also embed every prose unit (index/vectors.py) and every field name
     (index/field_vectors.py, the neural step of field matching); needs the ``[neural]`` extra;
-    ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``).
+    ``embedder``: the model for that (default: the shared one, ``rag_lab.neural``);
+    ``embedding_progress(units done, prose units)`` is called as their vectors are written (most of
+    such a build's time; ``progress`` counts the files read).
     """
     if vectors and embedder is None:
         from rag_lab.neural import require_embedder
@@ -191,6 +194,7 @@ def build_index(
         return build_pg_index(
             base, location, progress=progress, reserved_fields=reserved_fields,
             max_file_bytes=max_file_bytes, vectors=vectors, embedder=embedder,
+            embedding_progress=embedding_progress,
         )
     path = Path(location)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,6 +224,7 @@ def build_index(
                     row_files=batches.row_files,
                     walk_digest=walk_digest,
                     reuse=IndexFileReuse(path) if vectors else None,
+                    embedding_progress=embedding_progress,
                 )
             finally:
                 batches.close()
@@ -294,6 +299,7 @@ def _write(
     row_files: Sequence[Path] = (),
     walk_digest: str | None = None,
     reuse: Reuse | None = None,
+    embedding_progress: Progress | None = None,
 ) -> None:
     # check_same_thread off: the copy of the unit rows runs in a second thread (_write_units)
     db = sqlite3.connect(tmp, isolation_level=None, check_same_thread=False)
@@ -332,7 +338,7 @@ def _write(
         alias_fields = {f for a in [*aliases, *general_aliases()] for f in a.fields}
         vector_model = None
         if embedder is not None:
-            entry, reused = add_vectors(db, embedder, reuse=reuse)
+            entry, reused = add_vectors(db, embedder, embedding_progress, reuse)
             config = {**config, "vectors": entry}
             vector_model, names_reused = write_field_vectors(db, embedder, field_names | alias_fields, reuse)
             summary.vectors = vector_counts(entry["units"], reused, len(field_names | alias_fields), names_reused)

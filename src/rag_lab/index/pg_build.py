@@ -83,6 +83,7 @@ def build_pg_index(
     max_file_bytes: int = MAX_FILE_BYTES,
     vectors: bool = False,
     embedder: Embedder | None = None,
+    embedding_progress: Progress | None = None,
 ) -> BuildSummary:
     """``build_index`` into the database at ``location`` (see module docstring)."""
     if vectors and embedder is None:
@@ -119,6 +120,7 @@ def build_pg_index(
                     summary,
                     aliases=read_alias_file(base)[0],
                     embedder=embedder if vectors else None,
+                    embedding_progress=embedding_progress,
                 )
         except pg.Error as exc:
             raise IndexError_(
@@ -242,6 +244,7 @@ def _write_generation(
     *,
     aliases: list[Alias],
     embedder: Embedder | None,
+    embedding_progress: Progress | None = None,
 ) -> None:
     previous = current_generation(conn)  # what readers use until this build commits
     row = conn.execute(f"SELECT nextval('{CATALOGUE}.generation_ids')").fetchone()
@@ -289,7 +292,7 @@ def _write_generation(
     vector_model = None
     if embedder is not None:
         reuse = _GenerationReuse(conn, previous)
-        entry, reused = _add_vectors(conn, embedder, reuse)
+        entry, reused = _add_vectors(conn, embedder, reuse, embedding_progress)
         config = {**config, "vectors": entry}
         vector_model, names_reused = _add_field_vectors(conn, embedder, field_names | alias_fields, reuse)
         summary.vectors = vector_counts(entry["units"], reused, len(field_names | alias_fields), names_reused)
@@ -459,7 +462,9 @@ def _sorted_postings(
     return _SortedPostings(stats, doc_len, keys, width, span)
 
 
-def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder, reuse: Reuse) -> tuple[dict[str, Any], int]:
+def _add_vectors(
+    conn: psycopg.Connection[Any], embedder: Embedder, reuse: Reuse, progress: Progress | None = None
+) -> tuple[dict[str, Any], int]:
     """Sentence vectors through the SQLite build's own function (index/vectors.py), over an
     in-memory copy of the prose units, then copied in: one embedding code path for both stores."""
     rows = conn.execute(
@@ -485,7 +490,7 @@ def _add_vectors(conn: psycopg.Connection[Any], embedder: Embedder, reuse: Reuse
             [(uid, files[source], start, end, text, uid) for uid, text, _, source, start, end in rows],
         )
         scratch.executemany("INSERT INTO extras VALUES (?, ?)", [(row[0], row[2]) for row in rows])
-        entry = add_vectors(scratch, embedder, reuse=reuse)
+        entry = add_vectors(scratch, embedder, progress, reuse)
         _copy(conn, "vectors", ["id", "vec"], scratch.execute("SELECT id, vec FROM vectors ORDER BY id"))
     finally:
         scratch.close()

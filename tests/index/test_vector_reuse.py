@@ -164,3 +164,15 @@ def test_the_cli_shows_the_embedding_as_it_goes(
         assert done == sorted(done)
         embedded.append(len(model.seen))
     assert len(set(model.seen[:1200])) == 1200 and embedded[1] == embedded[0]
+
+
+def test_an_open_index_reads_its_vectors_once(make_corpus: Any) -> None:
+    """Every fused question scores all the caller's vectors: an open index (or pinned generation)
+    reads them once and hands out the same read-only arrays."""
+    root = make_corpus(DOCS)
+    build(root, Recording())
+    with Index(default_index_path(root)) as index:
+        ids, matrix = index.vectors()
+        again = index.vectors()
+        assert again[0] is ids and again[1] is matrix and len(ids) == 6
+        assert not ids.flags.writeable and not matrix.flags.writeable

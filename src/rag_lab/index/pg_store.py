@@ -166,6 +166,7 @@ class PgStore:
         self._acl_of: dict[str, str | None] = {}
         self._kinds: dict[str, set[str]] = {}  # name → kinds (absent names: empty), as looked up
         self._keys: dict[tuple[str, str], bool] = {}
+        self._vectors: tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]] | None = None  # read once
 
     def _borrow_pinned(self) -> tuple[int, dict[str, str], list[Any]]:
         """A connection from the pool with the current generation pinned on it (``self._db``).
@@ -475,14 +476,18 @@ class PgStore:
 
     # -- vectors -------------------------------------------------------------------------
     def vectors(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]]:
-        dim = int((self.config.get("vectors") or {}).get("dim", 0))
-        rows = self._query(
-            "SELECT v.id, v.vec FROM vectors v JOIN units u ON u.id = v.id WHERE u.acl = ANY(%s) ORDER BY v.id",
-            (self.visible,),
-        )
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float16).reshape(len(rows), dim)
-        return ids, matrix
+        """As the SQLite store's: read once for the pinned generation."""
+        if self._vectors is None:
+            dim = int((self.config.get("vectors") or {}).get("dim", 0))
+            rows = self._query(
+                "SELECT v.id, v.vec FROM vectors v JOIN units u ON u.id = v.id WHERE u.acl = ANY(%s) ORDER BY v.id",
+                (self.visible,),
+            )
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float16).reshape(len(rows), dim)
+            ids.flags.writeable = False
+            self._vectors = ids, matrix
+        return self._vectors
 
     # -- postings ------------------------------------------------------------------------
     def postings(

@@ -57,7 +57,7 @@ from rag_lab.index.pg_schema import (
 from rag_lab.index.pg_store import connect, current_generation, require_psycopg
 from rag_lab.index.schema import SCHEMA_VERSION
 from rag_lab.index.store import stored_extra, stored_text, stored_unit_text
-from rag_lab.index.vectors import DTYPE, VECTOR_KINDS, Reuse, add_vectors, prose_texts, vector_counts
+from rag_lab.index.vectors import VECTOR_KINDS, Reuse, add_vectors, prose_texts, same_model, vector_counts
 from rag_lab.limits import MAX_FILE_BYTES
 from rag_lab.neural import Embedder
 
@@ -521,11 +521,8 @@ class _GenerationReuse:
         self.conn, self.generation = conn, generation
 
     def sentences(self, texts: set[str], embedder: Embedder) -> dict[str, int]:
-        want = {"model": embedder.name, "dim": embedder.dim, "dtype": DTYPE}
-
         def read(schema: str, meta: dict[str, str]) -> dict[str, int]:
-            config = json.loads(meta["config"])
-            if {k: (config.get("vectors") or {}).get(k) for k in want} != want:
+            if not same_model(meta, embedder, sentences=True):
                 return {}
             found: dict[str, int] = {}
             with self.conn.cursor(name="rag_lab_reuse") as rows:  # streamed, not fetched whole
@@ -547,7 +544,7 @@ class _GenerationReuse:
 
     def field_names(self, names: set[str], embedder: Embedder) -> dict[str, bytes]:
         def read(schema: str, meta: dict[str, str]) -> dict[str, bytes]:
-            if json.loads(meta.get("field_vectors", "null")) != embedder.name:
+            if not same_model(meta, embedder, sentences=False):
                 return {}
             rows = self.conn.execute(f"SELECT name, vector FROM {schema}.field_vectors").fetchall()
             return {name: bytes(vec) for name, vec in rows if name in names}

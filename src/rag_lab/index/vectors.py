@@ -64,6 +64,15 @@ def vector_config(embedder: Embedder) -> dict[str, Any]:
     return {"model": embedder.name, "dim": embedder.dim, "dtype": DTYPE, "kinds": list(VECTOR_KINDS)}
 
 
+def same_model(meta: dict[str, Any], embedder: Embedder, *, sentences: bool) -> bool:
+    """Whether an index's meta says its sentence vectors (``sentences``) or its field-name vectors
+    come from ``embedder``'s model (sentences: also its dimension and :data:`DTYPE`)."""
+    if not sentences:
+        return bool(json.loads(meta.get("field_vectors", "null")) == embedder.name)
+    found = json.loads(meta["config"]).get("vectors") or {}
+    return bool(found.get("model") == embedder.name and found.get("dim") == embedder.dim and found.get("dtype") == DTYPE)
+
+
 def vector_counts(units: int, units_reused: int, names: int, names_reused: int) -> dict[str, int]:
     """A build's ``BuildSummary.vectors``: prose units and field names with vectors, and how many
     of each were taken from the index the build replaced rather than embedded."""
@@ -143,11 +152,8 @@ class IndexFileReuse:
         self.path = Path(path)
 
     def sentences(self, texts: set[str], embedder: Embedder) -> dict[str, int]:
-        want = {"model": embedder.name, "dim": embedder.dim, "dtype": DTYPE}
-
         def read(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, int]:
-            config = json.loads(meta["config"])
-            if {k: (config.get("vectors") or {}).get(k) for k in want} != want:
+            if not same_model(meta, embedder, sentences=True):
                 return {}
             query = _SELECT_PROSE.format(vec="", join=" JOIN vectors v ON v.id = u.id")
             return {text: int(row[0]) for row, text in prose_texts(db.execute(query)) if text in texts}
@@ -167,7 +173,7 @@ class IndexFileReuse:
 
     def field_names(self, names: set[str], embedder: Embedder) -> dict[str, bytes]:
         def read(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, bytes]:
-            if json.loads(meta.get("field_vectors", "null")) != embedder.name:
+            if not same_model(meta, embedder, sentences=False):
                 return {}
             rows = db.execute("SELECT name, vector FROM field_vectors").fetchall()
             return {name: vec for name, vec in rows if name in names}

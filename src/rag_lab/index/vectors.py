@@ -38,7 +38,7 @@ PENDING_MAX = 4096
 _CHUNK = 900  # ids bound in one statement (SQLite's default limit is 32766)
 
 _SELECT_PROSE = (
-    "SELECT u.id, u.text, x.extra, f.path, u.span_start, u.span_end{vec} FROM units u "
+    "SELECT u.id, u.text, x.extra, f.path, u.span_start, u.span_end FROM units u "
     "JOIN extras x ON x.id = u.extra JOIN files f ON f.id = u.file{join} ORDER BY u.id"
 )
 
@@ -102,7 +102,7 @@ def add_vectors(
     vectors were taken. Rows are written in id order, whichever way each vector came, and at
     most ``PENDING_MAX`` vectors are held between writes."""
     model = embedder or require_embedder()
-    units = [(row[0], text) for row, text in prose_texts(db.execute(_SELECT_PROSE.format(vec="", join="")))]
+    units = [(row[0], text) for row, text in prose_texts(db.execute(_SELECT_PROSE.format(join="")))]
     earlier = reuse.sentences({text for _uid, text in units}, model) if reuse is not None and units else {}
     size = model.dim * np.dtype(DTYPE).itemsize
     pending: list[tuple[int, str]] = []
@@ -155,7 +155,7 @@ class IndexFileReuse:
         def read(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, int]:
             if not same_model(meta, embedder, sentences=True):
                 return {}
-            query = _SELECT_PROSE.format(vec="", join=" JOIN vectors v ON v.id = u.id")
+            query = _SELECT_PROSE.format(join=" JOIN vectors v ON v.id = u.id")
             return {text: int(row[0]) for row, text in prose_texts(db.execute(query)) if text in texts}
 
         return self._read(read)
